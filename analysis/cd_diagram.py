@@ -1,0 +1,125 @@
+"""Critical-difference diagrams of average ranks (Demšar 2006, as in the thesis's Ch. 4 figures).
+
+Two variants over the same score table (datasets × methods, lower is better):
+
+* Nemenyi: methods joined by a bar are not significantly different by the Nemenyi post-hoc test
+  after Friedman (``scikit_posthocs.posthoc_nemenyi_friedman``); the CD interval drawn above the
+  axis is ours, ``analysis.stats.nemenyi_critical_difference``.
+* Wilcoxon–Holm: bars join methods whose pairwise Wilcoxon p-value (``analysis.stats``), Holm
+  adjusted, is at least alpha — the cliques of Benavoli et al. (2016) / Ismail Fawaz et al. (2019).
+
+Drawing uses ``scikit_posthocs.critical_difference_diagram``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import scikit_posthocs  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.transforms import offset_copy  # noqa: E402
+
+from analysis import stats  # noqa: E402
+
+_LABEL_LEFT = "{label} ({rank:.2f})"
+_LABEL_RIGHT = "({rank:.2f}) {label}"
+
+
+def _new_axes(n_methods: int) -> Axes:
+    _, ax = plt.subplots(figsize=(7.5, 1.2 + 0.22 * n_methods), layout="constrained")
+    return ax
+
+
+def _draw_cd_interval(ax: Axes, start: float, cd: float) -> None:
+    """Demšar-style CD interval above the rank axis (and its tick labels), from ``start``."""
+    left, right = ax.get_xlim()
+    ax.set_xlim(left, max(right, start + cd + 0.05 * (right - left)))
+    bar_style = {"color": "black", "linewidth": 1.5, "clip_on": False}
+    above_ticks = offset_copy(ax.transData, fig=ax.figure, y=30, units="points")
+    ax.plot([start, start + cd], [0, 0], transform=above_ticks, **bar_style)
+    for end in (start, start + cd):
+        ax.plot([end, end], [-0.15, 0.15], transform=above_ticks, **bar_style)
+    label_offset = offset_copy(ax.transData, fig=ax.figure, y=36, units="points")
+    ax.text(start + cd / 2, 0, f"CD = {cd:.2f}", ha="center", va="bottom", transform=label_offset)
+
+
+def _draw(
+    scores: pd.DataFrame,
+    sig_matrix: pd.DataFrame,
+    alpha: float,
+    ax: Axes | None,
+    title: str,
+    show_cd: bool,
+) -> Axes:
+    ranks = stats.average_ranks(scores)
+    ax = ax if ax is not None else _new_axes(len(ranks))
+    scikit_posthocs.critical_difference_diagram(
+        ranks,
+        sig_matrix,
+        alpha=alpha,
+        ax=ax,
+        label_fmt_left=_LABEL_LEFT,
+        label_fmt_right=_LABEL_RIGHT,
+        crossbar_props={"color": "black", "linewidth": 2.5},
+        marker_props={"color": "black"},
+    )
+    if show_cd:
+        cd = stats.nemenyi_critical_difference(len(ranks), len(scores), alpha)
+        _draw_cd_interval(ax, ranks.min(), cd)
+    ax.set_title(title, fontsize=10, pad=58 if show_cd else 26)
+    return ax
+
+
+def plot_nemenyi_diagram(
+    scores: pd.DataFrame, alpha: float = 0.05, ax: Axes | None = None, title: str | None = None
+) -> Axes:
+    """Nemenyi CD diagram: bars join methods the Nemenyi test does not separate at ``alpha``."""
+    values = stats.check_scores(scores)
+    sig_matrix = scikit_posthocs.posthoc_nemenyi_friedman(values)
+    result = stats.friedman(values)
+    default_title = (
+        f"Nemenyi, α = {alpha}, N = {len(values)} datasets "
+        f"(Friedman χ² = {result.statistic:.1f}, p = {result.pvalue:.2g})"
+    )
+    return _draw(values, sig_matrix, alpha, ax, title or default_title, show_cd=True)
+
+
+def plot_wilcoxon_holm_diagram(
+    scores: pd.DataFrame, alpha: float = 0.05, ax: Axes | None = None, title: str | None = None
+) -> Axes:
+    """Wilcoxon–Holm diagram: bars join methods whose Holm-adjusted Wilcoxon p ≥ ``alpha``.
+
+    A pair with no nonzero difference (p undefined) counts as not different.
+    """
+    values = stats.check_scores(scores)
+    adjusted = stats.holm_adjust(stats.wilcoxon_pvalues(values)).fillna(1.0)
+    sig_matrix = adjusted.where(~np.eye(len(adjusted), dtype=bool), 1.0)
+    default_title = f"Wilcoxon–Holm, α = {alpha}, N = {len(values)} datasets"
+    return _draw(values, sig_matrix, alpha, ax, title or default_title, show_cd=False)
+
+
+def save_cd_diagrams(
+    scores: pd.DataFrame, out_dir: str | Path, name: str, alpha: float = 0.05
+) -> list[Path]:
+    """Save both diagrams as ``{name}_cd_nemenyi`` and ``{name}_cd_wilcoxon_holm`` (PNG and PDF)."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for variant, plot in (
+        ("nemenyi", plot_nemenyi_diagram),
+        ("wilcoxon_holm", plot_wilcoxon_holm_diagram),
+    ):
+        ax = plot(scores, alpha=alpha)
+        for suffix in (".png", ".pdf"):
+            path = out_dir / f"{name}_cd_{variant}{suffix}"
+            ax.figure.savefig(path, dpi=150, bbox_inches="tight")
+            written.append(path)
+        plt.close(ax.figure)
+    return written
