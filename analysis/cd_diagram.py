@@ -8,33 +8,30 @@ Two variants over the same score table (datasets × methods, lower is better):
 * Wilcoxon–Holm: bars join methods whose pairwise Wilcoxon p-value (``analysis.stats``), Holm
   adjusted, is at least alpha — the cliques of Benavoli et al. (2016) / Ismail Fawaz et al. (2019).
 
-Drawing uses ``scikit_posthocs.critical_difference_diagram``.
+Drawing uses ``scikit_posthocs.critical_difference_diagram`` on a plain ``matplotlib.figure.Figure``
+(no pyplot state, any backend).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+import pandas as pd
+import scikit_posthocs
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.transforms import offset_copy
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import scikit_posthocs  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.transforms import offset_copy  # noqa: E402
-
-from analysis import stats  # noqa: E402
+from analysis import stats
 
 _LABEL_LEFT = "{label} ({rank:.2f})"
 _LABEL_RIGHT = "({rank:.2f}) {label}"
 
 
 def _new_axes(n_methods: int) -> Axes:
-    _, ax = plt.subplots(figsize=(7.5, 1.2 + 0.22 * n_methods), layout="constrained")
-    return ax
+    figure = Figure(figsize=(7.5, 1.2 + 0.22 * n_methods), layout="constrained")
+    return figure.add_subplot()
 
 
 def _draw_cd_interval(ax: Axes, start: float, cd: float) -> None:
@@ -121,5 +118,4 @@ def save_cd_diagrams(
             path = out_dir / f"{name}_cd_{variant}{suffix}"
             ax.figure.savefig(path, dpi=150, bbox_inches="tight")
             written.append(path)
-        plt.close(ax.figure)
     return written

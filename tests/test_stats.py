@@ -155,3 +155,11 @@ def test_missing_scores_are_rejected_with_the_location() -> None:
     scores.iloc[3, 2] = np.nan
     with pytest.raises(ValueError, match="'d3', 'm2'"):
         stats.average_ranks(scores)
+
+
+def test_cd_diagrams_are_written_as_png_and_pdf(tmp_path) -> None:
+    from analysis.cd_diagram import save_cd_diagrams
+
+    written = save_cd_diagrams(random_scores(n_methods=4), tmp_path, "demo")
+    assert sorted(p.suffix for p in written) == [".pdf", ".pdf", ".png", ".png"]
+    assert all(p.stat().st_size > 1000 for p in written)
