@@ -1,0 +1,122 @@
+"""CMA-ES on the unit cube through pycma, set up as the thesis's DEAP strategy (spec §2.5, §7.8).
+
+This module owns the generation loop of the ``cma`` family: a (μ/μ_w, λ) comma strategy, by default
+(3/3_w, 6) — DEAP's ``cma.Strategy`` defaults for N = 2, whose superlinear recombination weights
+``log(μ + ½) − log(i)`` are pycma's positive weights for λ = 6. Offspring are clipped to
+``[0, 1]^d`` before evaluation and the strategy is told the clipped points (DEAP's in-place repair).
+Generations of λ are handed out until the budget is spent, the last one truncated (16 × 6 + 4 =
+100); the strategy is updated only after full generations; no restarts and no termination criteria.
+
+pycma is kept hermetic: its normal deviates come from a private generator seeded from ``rng``
+(option ``randn``), so it never reads or reseeds numpy's global random state, and it writes
+nothing to disk or the console. Its learning rates are pycma's own defaults (close to DEAP's, not
+identical); active CMA (negative weights) is switched off because DEAP's strategy has none.
+pycma's ``CMA_elitist`` is not offered as the thesis's "μ + λ": it re-injects the best-ever point
+after a random Mahalanobis rescaling rather than selecting survivors from parents and offspring.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cma
+import numpy as np
+
+from hpo.optimizers.base import Optimizer, Proposal
+from hpo.space import Space
+
+
+class CMAESOptimizer(Optimizer):
+    """Generation-wise CMA-ES behind the one-point-at-a-time ask/tell interface.
+
+    ``ask`` hands out the current generation's individuals one at a time with
+    ``Proposal.batch`` = the generation number (1-based), so the protocol reshuffles per
+    generation. ``tell`` may arrive in any order; the next generation is sampled only once every
+    individual of the current one has a loss. The centroid is drawn from ``U[0, 1]^d`` and the
+    seed of pycma's normal stream from ``rng``, so the same ``rng`` gives the same proposals bit
+    for bit.
+    """
+
+    def __init__(
+        self,
+        space: Space,
+        budget: int,
+        rng: np.random.Generator,
+        popsize: int = 6,
+        mu: int = 3,
+        sigma0: float = 0.3,
+    ) -> None:
+        super().__init__(space, budget, rng)
+        if not 1 <= mu <= popsize // 2:  # a larger mu makes pycma double the population
+            raise ValueError(f"need 1 <= mu <= popsize // 2, got mu={mu}, popsize={popsize}")
+        if sigma0 <= 0:
+            raise ValueError(f"sigma0 must be > 0, got {sigma0}")
+        self.popsize = popsize
+        self.centroid = rng.uniform(size=space.dim)
+        self.seed = int(rng.integers(1, 2**31 - 1))  # never 0, which pycma reads as "the clock"
+        normal = np.random.default_rng(self.seed)
+        options: dict[str, Any] = {
+            "popsize": popsize,
+            "CMA_mu": mu,
+            "CMA_active": False,
+            "CMA_mirrors": 0,
+            "randn": lambda *shape: normal.standard_normal(shape),
+            "seed": np.nan,  # pycma then leaves numpy's global seed alone
+            "verbose": -9,
+            "verb_disp": 0,
+            "verb_log": 0,
+            "verb_plot": 0,
+        }
+        self.strategy = cma.CMAEvolutionStrategy(self.centroid, sigma0, options)
+        self.generation = 0
+        self._population: list[np.ndarray] = []
+        self._losses: list[float | None] = []
+        self._handed_out = 0
+        self._asked = 0
+
+    def ask(self) -> Proposal:
+        if self._asked >= self.budget:
+            raise StopIteration(f"budget of {self.budget} evaluations exhausted")
+        if self._handed_out == len(self._population):
+            self._start_generation()
+        u = self._population[self._handed_out]
+        self._handed_out += 1
+        self._asked += 1
+        return Proposal(u=u.copy(), batch=self.generation)
+
+    def tell(self, proposal: Proposal, loss: float) -> None:
+        if np.isnan(loss):
+            raise ValueError("loss is NaN; assign failed evaluations a finite loss (spec §7.7)")
+        slot = self._slot_of(proposal)
+        self._losses[slot] = float(loss)
+        super().tell(proposal, loss)
+        complete = all(value is not None for value in self._losses)
+        if complete and len(self._population) == self.popsize:
+            self.strategy.tell(self._population, self._losses, check_points=False)
+
+    def _start_generation(self) -> None:
+        """Sample the next generation, truncated to the remaining budget, clipped to the cube."""
+        pending = self._losses.count(None)
+        if pending:
+            raise RuntimeError(
+                f"ask() called before all tells of generation {self.generation}: "
+                f"{pending} of {len(self._population)} losses outstanding"
+            )
+        size = min(self.popsize, self.budget - self._asked)
+        offspring = self.strategy.ask()[:size]
+        self._population = [np.clip(np.asarray(x, dtype=float), 0.0, 1.0) for x in offspring]
+        self._losses = [None] * size
+        self._handed_out = 0
+        self.generation += 1
+
+    def _slot_of(self, proposal: Proposal) -> int:
+        """Index in the current generation of the first handed-out, untold individual at ``u``."""
+        if proposal.batch == self.generation:
+            u = np.asarray(proposal.u, dtype=float)
+            for i in range(self._handed_out):
+                if self._losses[i] is None and np.array_equal(self._population[i], u):
+                    return i
+        raise ValueError(
+            f"proposal (batch {proposal.batch}) is not an untold individual of the current "
+            f"generation {self.generation}"
+        )
