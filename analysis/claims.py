@@ -11,6 +11,12 @@ or p-value where one applies, and a status — "reproduced" when every condition
 holds, "not reproduced" otherwise (the reason names the failing conditions), "not evaluated" when an
 input is missing. "Significantly better" means a positive win/loss count and a two-sided Wilcoxon
 p < alpha across datasets, as the bold+underlined cells of Tables 3.2–3.4.
+
+Readings of the propositions where the specification leaves room (each stated in the record):
+C3.5 asks for exactly {rs, cma-r} as the methods gp-r does not significantly beat; C3.13 asks for
+the size trend in both settings (Fig 3.4 has one panel each), ranks among all methods of the table;
+C3.14 asks that the mean test − validation gap be larger at the last iteration than at the first
+and increase with the iteration (Spearman ρ > 0, p < alpha). "Lowest rank" is strict.
 """
 
 from __future__ import annotations
