@@ -1,0 +1,132 @@
+"""CMA-ES optimizer: generation bookkeeping, the unit cube, determinism, convergence (spec §7.8)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from hpo.optimizers import Proposal, make_optimizer
+from hpo.optimizers.cmaes import CMAESOptimizer
+from hpo.space import svm_rbf_space
+
+OPTIMUM = np.array([0.3, 0.7])
+Loss = Callable[[np.ndarray], float]
+
+
+def quadratic(u: np.ndarray) -> float:
+    return float(np.sum((u - OPTIMUM) ** 2))
+
+
+def run(
+    seed: int, budget: int = 100, loss: Loss = quadratic, **settings: int
+) -> tuple[CMAESOptimizer, list[Proposal]]:
+    opt = CMAESOptimizer(svm_rbf_space(), budget, np.random.default_rng(seed), **settings)
+    proposals = []
+    for _ in range(budget):
+        proposal = opt.ask()
+        proposals.append(proposal)
+        opt.tell(proposal, loss(proposal.u))
+    return opt, proposals
+
+
+def test_budget_100_is_16_generations_of_6_and_one_of_4() -> None:
+    opt, proposals = run(0)
+    sizes = Counter(p.batch for p in proposals)
+    assert sizes == {**{g: 6 for g in range(1, 17)}, 17: 4}
+    assert [p.batch for p in proposals] == sorted(p.batch for p in proposals)
+    assert opt.strategy.countiter == 16  # the truncated generation never updates the strategy
+    with pytest.raises(StopIteration):
+        opt.ask()
+
+
+def test_population_settings() -> None:
+    _, proposals = run(0, budget=20, popsize=8, mu=4)
+    assert Counter(p.batch for p in proposals) == {1: 8, 2: 8, 3: 4}
+    with pytest.raises(ValueError, match="mu <= popsize // 2"):
+        CMAESOptimizer(svm_rbf_space(), 100, np.random.default_rng(0), popsize=6, mu=4)
+
+
+def test_proposals_stay_in_the_cube_when_the_optimum_is_outside() -> None:
+    def outside(u: np.ndarray) -> float:
+        return float(np.sum((u - [1.5, -0.5]) ** 2))
+
+    opt, proposals = run(0, loss=outside)
+    points = np.array([p.u for p in proposals])
+    assert points.min() >= 0.0 and points.max() <= 1.0
+    assert np.sum(np.all(points == [1.0, 0.0], axis=1)) > 10  # clipped into the corner
+    # told the clipped points, the mean is their weighted average: inside the cube (raw: outside)
+    assert np.all((opt.strategy.mean >= -1e-12) & (opt.strategy.mean <= 1 + 1e-12))
+
+
+def test_same_rng_same_proposals_bit_for_bit_and_global_state_untouched() -> None:
+    np.random.seed(123)
+    before = np.random.get_state()[1].copy()
+    _, first = run(7)
+    after = np.random.get_state()[1]
+    np.testing.assert_array_equal(before, after)
+    np.random.seed(999)  # the global stream has no say in the proposals
+    _, second = run(7)
+    assert [(p.u.tobytes(), p.batch) for p in first] == [(p.u.tobytes(), p.batch) for p in second]
+
+
+def test_different_rng_different_proposals() -> None:
+    _, a = run(1)
+    _, b = run(2)
+    assert not np.array_equal(a[0].u, b[0].u)
+    assert not np.array_equal(np.array([p.u for p in a]), np.array([p.u for p in b]))
+
+
+def test_tell_order_within_a_generation_does_not_matter() -> None:
+    def reversed_tells(seed: int) -> list[np.ndarray]:
+        opt = CMAESOptimizer(svm_rbf_space(), 30, np.random.default_rng(seed))
+        points = []
+        for _generation in range(5):
+            batch = [opt.ask() for _ in range(6)]
+            for proposal in reversed(batch):
+                opt.tell(proposal, quadratic(proposal.u))
+            points += [p.u for p in batch]
+        return points
+
+    _, in_order = run(3, budget=30)
+    np.testing.assert_array_equal(reversed_tells(3), [p.u for p in in_order])
+
+
+def test_converges_on_a_quadratic_on_most_seeds() -> None:
+    distances = [np.sqrt(min(run(seed)[0].y)) for seed in range(20)]
+    assert sum(d < 1e-2 for d in distances) >= 15, distances
+
+
+def test_ask_before_all_tells_of_the_generation_is_an_error() -> None:
+    opt = CMAESOptimizer(svm_rbf_space(), 100, np.random.default_rng(0))
+    batch = [opt.ask() for _ in range(6)]
+    for proposal in batch[:5]:
+        opt.tell(proposal, quadratic(proposal.u))
+    with pytest.raises(RuntimeError, match="1 of 6 losses outstanding"):
+        opt.ask()
+    opt.tell(batch[5], quadratic(batch[5].u))
+    assert opt.ask().batch == 2
+
+
+def test_tell_refuses_foreign_repeated_or_nan() -> None:
+    opt = CMAESOptimizer(svm_rbf_space(), 100, np.random.default_rng(0))
+    proposal = opt.ask()
+    with pytest.raises(ValueError, match="not an untold individual"):
+        opt.tell(Proposal(u=np.array([0.123, 0.456]), batch=1), 0.5)
+    with pytest.raises(ValueError, match="NaN"):
+        opt.tell(proposal, float("nan"))
+    opt.tell(proposal, 0.5)
+    with pytest.raises(ValueError, match="not an untold individual"):
+        opt.tell(proposal, 0.5)
+
+
+def test_registry_builds_it_and_nothing_is_written(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    opt = make_optimizer("cma", svm_rbf_space(), 12, np.random.default_rng(0), popsize=6, mu=3)
+    assert isinstance(opt, CMAESOptimizer)
+    for _ in range(12):
+        proposal = opt.ask()
+        opt.tell(proposal, quadratic(proposal.u))
+    assert list(tmp_path.iterdir()) == []
