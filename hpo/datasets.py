@@ -1,0 +1,438 @@
+"""Datasets: the catalog, loaders (UCI-121 collection, scikit-learn's bundled sets, OpenML) and
+the download/verification of the UCI-121 archive.
+
+The UCI-121 collection (Fernández-Delgado et al., JMLR 2014) is read in its own format: one folder
+per dataset with ``NAME_R.dat`` (or ``NAME_train_R.dat`` + ``NAME_test_R.dat`` for the 19 datasets
+with a predefined test set), tab separated, header ``\\tf1..fD\\tclase``, first column a row number,
+last column the integer class. Files are used as distributed, quirks included (unnormalised test
+files, constant columns): the thesis's numbers reflect them.
+
+Where the collection lives: ``load_dataset(..., data_dir=...)``, else the environment variable
+``HPO_UCI121_DIR``, else ``<repo>/data/uci121`` (where ``make data`` puts it).
+
+Command line: ``python -m hpo.datasets download|verify|list|build-catalog``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import hashlib
+import os
+import shutil
+import sys
+import tarfile
+import tempfile
+import urllib.request
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+CATALOG_PATH = REPO_ROOT / "data" / "catalog.tsv"
+DEFAULT_UCI121_DIR = REPO_ROOT / "data" / "uci121"
+ENV_UCI121_DIR = "HPO_UCI121_DIR"
+UCI121_URL = "http://persoal.citius.usc.es/manuel.fernandez.delgado/papers/jmlr/data.tar.gz"
+SKLEARN_DATASETS = {
+    "sklearn-iris": "load_iris",
+    "sklearn-wine": "load_wine",
+    "sklearn-breast-cancer": "load_breast_cancer",
+    "sklearn-digits": "load_digits",
+}
+GET_DATA_HINT = (
+    f"run `make data` (downloads {UCI121_URL}) or point {ENV_UCI121_DIR} at an existing copy"
+)
+
+
+class DatasetError(ValueError):
+    """A dataset that cannot be found, read or validated; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Features ``X`` (n, D) float64 and labels ``y`` (n,) int64 in 0..C-1.
+
+    ``X_test``/``y_test`` hold the predefined test set when the collection ships one, else None.
+    """
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    X_test: np.ndarray | None = None
+    y_test: np.ndarray | None = None
+
+    @property
+    def has_predefined_test(self) -> bool:
+        return self.X_test is not None
+
+    @property
+    def n_classes(self) -> int:
+        labels = self.y if self.y_test is None else np.concatenate([self.y, self.y_test])
+        return int(np.unique(labels).size)
+
+
+# ----------------------------------------------------------------------------------- catalog
+
+
+@lru_cache(maxsize=1)
+def catalog() -> pd.DataFrame:
+    """The checked-in catalog (``data/catalog.tsv``), indexed by dataset name."""
+    table = pd.read_csv(CATALOG_PATH, sep="\t", keep_default_na=False)
+    return table.set_index("name", drop=False)
+
+
+def dataset_names(source: str | None = None, thesis_118: bool = False) -> list[str]:
+    """Catalog names, optionally only one ``source`` (uci121, sklearn) or the thesis's 118."""
+    table = catalog()
+    if source is not None:
+        table = table[table["source"] == source]
+    if thesis_118:
+        table = table[table["in_thesis_118"] == "yes"]
+    return list(table.index)
+
+
+def resolve_name(name: str) -> str:
+    """The catalog name for ``name``; thesis spellings (``cardiotocography-10clas``) resolve too.
+
+    Raises :class:`DatasetError` naming the closest valid choices.
+    """
+    table = catalog()
+    if name in table.index:
+        return name
+    by_thesis = {t: n for n, t in zip(table["name"], table["thesis_name"], strict=True) if t}
+    if name in by_thesis:
+        return by_thesis[name]
+    if name.startswith("openml:") and name[7:].isdigit():
+        return name
+    raise DatasetError(unknown_choice_message("dataset", name, list(table.index)))
+
+
+def unknown_choice_message(kind: str, value: str, choices: Iterable[str]) -> str:
+    """One line: the bad value and the valid choices, closest matches first."""
+    choices = sorted(choices)
+    close = difflib.get_close_matches(value, choices, n=5, cutoff=0.5)
+    rest = [c for c in choices if c not in close]
+    shown = close + rest
+    listing = ", ".join(shown[:12]) + (f", ... ({len(shown)} in all)" if len(shown) > 12 else "")
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown {kind} {value!r}{hint}; valid choices: {listing}"
+
+
+# ----------------------------------------------------------------------------------- loading
+
+
+def uci121_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Where the UCI-121 collection is: the argument, ``$HPO_UCI121_DIR`` or ``data/uci121``."""
+    if data_dir:
+        return Path(data_dir).expanduser()
+    env = os.environ.get(ENV_UCI121_DIR)
+    return Path(env).expanduser() if env else DEFAULT_UCI121_DIR
+
+
+def load_dataset(name: str, data_dir: str | os.PathLike[str] | None = None) -> Dataset:
+    """Load a catalog dataset (UCI-121 or scikit-learn) or ``openml:<id>``."""
+    name = resolve_name(name)
+    if name.startswith("openml:"):
+        return load_openml(int(name[7:]))
+    if name in SKLEARN_DATASETS:
+        return load_sklearn(name)
+    return load_uci121(name, data_dir)
+
+
+def _read_uci_file(path: Path, n_features: int) -> tuple[np.ndarray, np.ndarray]:
+    if not path.is_file():
+        raise DatasetError(f"missing data file {path}; {GET_DATA_HINT}")
+    try:
+        frame = pd.read_csv(path, sep="\t", index_col=0, dtype=np.float64, engine="c")
+    except (ValueError, pd.errors.ParserError) as err:
+        raise DatasetError(f"malformed data file {path}: {err}; {GET_DATA_HINT}") from err
+    if frame.shape[1] != n_features + 1 or frame.columns[-1] != "clase":
+        raise DatasetError(
+            f"malformed data file {path}: expected {n_features} feature columns and 'clase', "
+            f"got {frame.shape[1]} columns; {GET_DATA_HINT}"
+        )
+    values = frame.to_numpy()
+    if not np.isfinite(values).all():
+        raise DatasetError(f"malformed data file {path}: non-numeric or missing values")
+    labels = values[:, -1]
+    if not np.array_equal(labels, np.round(labels)) or labels.min() < 0:
+        raise DatasetError(f"malformed data file {path}: class labels are not integers >= 0")
+    return np.ascontiguousarray(values[:, :-1]), labels.astype(np.int64)
+
+
+def load_uci121(name: str, data_dir: str | os.PathLike[str] | None = None) -> Dataset:
+    """Read one UCI-121 dataset as distributed, checking its shape against the catalog."""
+    entry = catalog().loc[name]
+    folder = uci121_dir(data_dir) / name
+    if entry["status"].startswith("absent") and not (folder / f"{name}_R.dat").is_file():
+        raise DatasetError(
+            f"dataset {name!r}: its data file is not part of the available copy "
+            f"({folder / (name + '_R.dat')} missing); {GET_DATA_HINT}"
+        )
+    n_features = int(entry["n_features"])
+    files = entry["files"].split("+")
+    X, y = _read_uci_file(folder / files[0], n_features)
+    X_test = y_test = None
+    if len(files) == 2:
+        X_test, y_test = _read_uci_file(folder / files[1], n_features)
+    expected = (int(entry["n_rows"]), int(entry["n_rows_test"] or 0))
+    got = (len(y), 0 if y_test is None else len(y_test))
+    if got != expected:
+        raise DatasetError(f"dataset {name!r}: expected rows (train, test) {expected}, got {got}")
+    return Dataset(name, X, y, X_test, y_test)
+
+
+def load_sklearn(name: str) -> Dataset:
+    """One of scikit-learn's bundled sets, z-scored per column as the UCI-121 files are."""
+    import sklearn.datasets
+
+    bunch = getattr(sklearn.datasets, SKLEARN_DATASETS[name])()
+    X = np.asarray(bunch.data, dtype=np.float64)
+    std = X.std(axis=0, ddof=1)
+    X = (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)
+    _, y = np.unique(np.asarray(bunch.target), return_inverse=True)
+    return Dataset(name, np.ascontiguousarray(X), y.astype(np.int64))
+
+
+def load_openml(dataset_id: int, timeout_s: float = 10.0) -> Dataset:
+    """An OpenML dataset by id (Chapter 5); numeric features, missing values as 0, labels encoded.
+
+    Raises :class:`DatasetError` with a clear message when OpenML cannot be reached.
+    """
+    import openml
+
+    openml.config.connection_n_retries = 1
+    try:
+        _check_reachable(openml.config.server, timeout_s)
+        data = openml.datasets.get_dataset(
+            dataset_id, download_data=True, download_qualities=False
+        )
+        X, y, _, _ = data.get_data(target=data.default_target_attribute, dataset_format="dataframe")
+    except DatasetError:
+        raise
+    except Exception as err:  # openml raises many types; all mean "could not get it"
+        raise DatasetError(
+            f"could not fetch OpenML dataset {dataset_id} from {openml.config.server} "
+            f"({type(err).__name__}: {err}); OpenML needs network access"
+        ) from err
+    features = pd.get_dummies(X, dtype=np.float64).fillna(0.0).to_numpy(dtype=np.float64)
+    _, labels = np.unique(np.asarray(y).astype(str), return_inverse=True)
+    return Dataset(f"openml:{dataset_id}", features, labels.astype(np.int64))
+
+
+def _check_reachable(url: str, timeout_s: float) -> None:
+    import socket
+    from urllib.parse import urlparse
+
+    parsed = urlparse(url)
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    try:
+        socket.create_connection((parsed.hostname, port), timeout=timeout_s).close()
+    except OSError as err:
+        raise DatasetError(
+            f"OpenML server {url} is unreachable ({err}); OpenML datasets need network access "
+            "(are you offline?)"
+        ) from err
+
+
+# ------------------------------------------------------------------------ download / verify
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """The verification of one data file against the catalog."""
+
+    dataset: str
+    file: str
+    status: str  # ok | missing | mismatch | mismatch-rebuilt | unchecked
+    detail: str = ""
+
+
+def verify(data_dir: str | os.PathLike[str] | None = None) -> list[FileCheck]:
+    """Check every UCI-121 data file under ``data_dir`` against the catalog's SHA-256 sums.
+
+    Files the shared copy rebuilt from other public sources (``status == rebuilt``) may differ
+    from the authors' archive: their mismatch is ``mismatch-rebuilt`` (a warning, not an error).
+    """
+    root = uci121_dir(data_dir)
+    checks = []
+    for name, entry in catalog()[catalog()["source"] == "uci121"].iterrows():
+        sums = entry["sha256"].split("+") if entry["sha256"] else []
+        for index, file in enumerate(entry["files"].split("+")):
+            path = root / name / file
+            expected = sums[index] if index < len(sums) and sums[index] != "-" else ""
+            if not path.is_file():
+                checks.append(FileCheck(name, file, "missing"))
+            elif not expected:
+                checks.append(FileCheck(name, file, "unchecked", "no checksum in the catalog"))
+            elif sha256_of(path) == expected:
+                checks.append(FileCheck(name, file, "ok"))
+            else:
+                rebuilt = entry["status"] == "rebuilt"
+                checks.append(
+                    FileCheck(name, file, "mismatch-rebuilt" if rebuilt else "mismatch")
+                )
+    return checks
+
+
+def download(
+    dest: str | os.PathLike[str] | None = None, url: str = UCI121_URL, force: bool = False
+) -> Path:
+    """Download the authors' archive, unpack it into ``dest`` and verify it.
+
+    Nothing is written to ``dest`` unless the archive was fetched and unpacked completely; an
+    existing copy is kept unless ``force``. Raises :class:`DatasetError` on failure.
+    """
+    target = uci121_dir(dest)
+    if target.exists() and any(target.iterdir()) and not force:
+        print(f"{target} already exists; verifying it (use --force to download again)")
+        _report_verification(target)
+        return target
+    with tempfile.TemporaryDirectory(dir=target.parent if target.parent.exists() else None) as tmp:
+        archive = Path(tmp) / "data.tar.gz"
+        print(f"downloading {url} ...")
+        try:
+            urllib.request.urlretrieve(url, archive)  # noqa: S310 - fixed public URL or file://
+        except OSError as err:
+            raise DatasetError(f"could not download {url} ({err}); are you offline?") from err
+        unpacked = Path(tmp) / "unpacked"
+        try:
+            with tarfile.open(archive) as tar:
+                tar.extractall(unpacked, filter="data")
+        except (tarfile.TarError, OSError) as err:
+            raise DatasetError(f"could not unpack {archive}: {err}") from err
+        root = _collection_root(unpacked)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.move(str(root), target)
+    _report_verification(target)
+    return target
+
+
+def _collection_root(unpacked: Path) -> Path:
+    """The folder of the unpacked archive that holds one sub-folder per dataset."""
+    for candidate in [unpacked, *sorted(p for p in unpacked.rglob("*") if p.is_dir())]:
+        if (candidate / "abalone").is_dir() and (candidate / "iris").is_dir():
+            return candidate
+    raise DatasetError(f"the archive holds no UCI-121 dataset folders (looked in {unpacked})")
+
+
+def _report_verification(root: Path) -> None:
+    checks = verify(root)
+    counts = pd.Series([c.status for c in checks]).value_counts().to_dict()
+    print(f"verified {len(checks)} files under {root}: {counts}")
+    for check in checks:
+        if check.status == "mismatch-rebuilt":
+            warnings.warn(
+                f"{check.dataset}/{check.file}: checksum differs from the catalog, which "
+                "records a copy rebuilt from other public sources (see README, data provenance)",
+                stacklevel=2,
+            )
+    bad = [c for c in checks if c.status == "mismatch"]
+    if bad:
+        names = ", ".join(f"{c.dataset}/{c.file}" for c in bad[:10])
+        raise DatasetError(f"{len(bad)} files fail their checksum: {names}")
+
+
+# -------------------------------------------------------------------------- catalog builder
+
+
+def build_catalog(source_dir: Path, thesis_names_csv: Path) -> pd.DataFrame:
+    """Rebuild ``data/catalog.tsv`` from a UCI-121 copy (its ``datasets.tsv``) and the thesis's
+    dataset list; adds checksums of every data file and the scikit-learn sets."""
+    meta = pd.read_csv(source_dir / "datasets.tsv", sep="\t", keep_default_na=False)
+    thesis = pd.read_csv(thesis_names_csv)
+    thesis_by_fd = dict(zip(thesis["fd2014_name"], thesis["dataset"], strict=True))
+    rows = []
+    for entry in meta.itertuples(index=False):
+        files = entry.files.split("+")
+        sums = [
+            sha256_of(source_dir / entry.name / f) if (source_dir / entry.name / f).is_file()
+            else "-"
+            for f in files
+        ]
+        rows.append(
+            {
+                "name": entry.name,
+                "thesis_name": thesis_by_fd.get(entry.name, ""),
+                "source": "uci121",
+                "files": entry.files,
+                "sha256": "+".join(sums),
+                "n_rows": entry.n_rows_main,
+                "n_rows_test": entry.n_rows_test,
+                "n_features": entry.n_features,
+                "n_classes": entry.classes_seen or entry.n_classes_meta,
+                "predefined_test": "yes" if len(files) == 2 else "no",
+                "in_thesis_118": entry.in_thesis_118,
+                "status": "absent" if entry.status.startswith("absent") else entry.status,
+            }
+        )
+    for name in SKLEARN_DATASETS:
+        ds = load_sklearn(name)
+        rows.append(
+            {
+                "name": name,
+                "thesis_name": "",
+                "source": "sklearn",
+                "files": "",
+                "sha256": "",
+                "n_rows": len(ds.y),
+                "n_rows_test": "",
+                "n_features": ds.X.shape[1],
+                "n_classes": ds.n_classes,
+                "predefined_test": "no",
+                "in_thesis_118": "no",
+                "status": "bundled",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m hpo.datasets", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    get = sub.add_parser("download", help="download and verify the UCI-121 archive")
+    get.add_argument("--dest", default=None, help=f"target folder (default ${ENV_UCI121_DIR})")
+    get.add_argument("--url", default=UCI121_URL)
+    get.add_argument("--force", action="store_true")
+    check = sub.add_parser("verify", help="verify an existing copy against the catalog")
+    check.add_argument("--data-dir", default=None)
+    sub.add_parser("list", help="print the catalog")
+    build = sub.add_parser("build-catalog", help="rebuild data/catalog.tsv from a copy")
+    build.add_argument("source_dir", type=Path)
+    build.add_argument("thesis_names_csv", type=Path)
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "download":
+            download(args.dest, args.url, args.force)
+        elif args.command == "verify":
+            _report_verification(uci121_dir(args.data_dir))
+        elif args.command == "list":
+            print(catalog().drop(columns=["sha256"]).to_string(index=False))
+        else:
+            build_catalog(args.source_dir, args.thesis_names_csv).to_csv(
+                CATALOG_PATH, sep="\t", index=False
+            )
+            print(f"wrote {CATALOG_PATH}")
+    except DatasetError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())
