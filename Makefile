@@ -1,0 +1,45 @@
+# Every target creates or updates .venv first, so a fresh clone needs only Python 3.11 and make.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+PROFILE ?= smoke
+EXPERIMENT ?= chapter3
+
+.PHONY: install demo test test-slow lint data figures-chapter2 reproduce-chapter3 status bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m experiments.demo
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+test-slow: $(STAMP)
+	$(PY) -m pytest -m slow
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+data: $(STAMP)
+	$(PY) -m hpo.datasets download
+
+figures-chapter2: $(STAMP)
+	$(PY) -m experiments.figures_chapter2
+
+reproduce-chapter3: $(STAMP)
+	$(PY) -m experiments.reproduce chapter3 --profile $(PROFILE)
+
+status: $(STAMP)
+	$(PY) -m experiments.sweep status $(EXPERIMENT) --profile $(PROFILE)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,101 @@
+"""From Hydra configs to plain :class:`~experiments.runner.RunSpec` objects, and the checks that
+turn a bad command line into one clear line (exit code 2) before anything runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from hpo.datasets import DatasetError, resolve_name, unknown_choice_message
+from hpo.learners import FitGuard
+from hpo.protocol import ProtocolSettings
+from experiments.runner import RunSpec
+
+CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
+CONFIG_GROUPS = ("optimizer", "protocol", "space")
+TOP_LEVEL_KEYS = (
+    "dataset", "budget", "seed", "repetition", "data_dir", "results_dir", "curves", "pm_domain",
+)
+NESTED_PREFIXES = ("fit_guard.", "optimizer.", "protocol.", "space.", "hydra.", "hydra/")
+PM_DOMAINS = ("space", "observed")
+
+
+class UsageError(ValueError):
+    """A bad command-line value; the message is one line naming the valid choices."""
+
+
+def group_choices(group: str) -> list[str]:
+    """The config files available in ``conf/<group>/`` (without ``.yaml``)."""
+    return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
+
+
+def check_overrides(overrides: Sequence[str]) -> None:
+    """Reject unknown keys, config-group options and datasets with one line each."""
+    for override in overrides:
+        if override.startswith("-") or "=" not in override:
+            continue
+        key, value = override.split("=", 1)
+        key = key.lstrip("+~")
+        if key in CONFIG_GROUPS:
+            if value not in group_choices(key):
+                raise UsageError(unknown_choice_message(key, value, group_choices(key)))
+        elif key == "dataset":
+            if "," not in value:  # sweeps over datasets are checked per run
+                try:
+                    resolve_name(value)
+                except DatasetError as err:
+                    raise UsageError(str(err)) from err
+        elif key not in TOP_LEVEL_KEYS and not key.startswith(NESTED_PREFIXES):
+            valid = [*CONFIG_GROUPS, *TOP_LEVEL_KEYS, "fit_guard.max_iter", "fit_guard.on_limit"]
+            raise UsageError(unknown_choice_message("setting", key, valid))
+
+
+def _integer(name: str, value: Any, minimum: int) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = None
+    if number is None or number != value and str(number) != str(value) or number < minimum:
+        raise UsageError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return number
+
+
+def spec_from_config(cfg: Mapping[str, Any]) -> RunSpec:
+    """The run described by a composed config (a mapping; OmegaConf configs work as they are)."""
+    optimizer, protocol, space = cfg["optimizer"], cfg["protocol"], cfg["space"]
+    if cfg.get("pm_domain", "space") not in PM_DOMAINS:
+        raise UsageError(unknown_choice_message("pm_domain", str(cfg["pm_domain"]), PM_DOMAINS))
+    try:
+        dataset = resolve_name(str(cfg["dataset"]))
+        settings = ProtocolSettings(
+            validation=protocol["validation"],
+            n_folds=int(protocol["n_folds"]),
+            valid_frac=float(protocol["valid_frac"]),
+            test_frac=float(protocol["test_frac"]),
+            selection_frac=float(protocol["selection_frac"]),
+            selection_split=bool(optimizer["selection_split"]),
+            reshuffle=bool(optimizer["reshuffle"]),
+            train_cap=None if protocol["train_cap"] is None else int(protocol["train_cap"]),
+            cap_selection_share=float(protocol["cap_selection_share"]),
+            stratify=bool(protocol["stratify"]),
+        )
+        guard = FitGuard(**dict(cfg["fit_guard"]))
+    except (DatasetError, ValueError, TypeError) as err:
+        raise UsageError(str(err)) from err
+    return RunSpec(
+        dataset=dataset,
+        optimizer=str(optimizer["family"]),
+        rules=dict(optimizer["rules"]),
+        protocol=settings,
+        protocol_name=str(protocol["name"]),
+        space=str(space["name"]),
+        learner=str(space["learner"]),
+        budget=_integer("budget", cfg["budget"], 1),
+        seed=_integer("seed", cfg["seed"], 0),
+        repetition=_integer("repetition", cfg["repetition"], 0),
+        optimizer_settings=dict(optimizer.get("settings") or {}),
+        fit_guard=guard,
+        pm_domain=str(cfg.get("pm_domain", "space")),
+        curves=bool(cfg.get("curves", True)),
+    )

@@ -1,0 +1,154 @@
+"""Results files: one parquet file per finished run, written atomically, plus provenance.
+
+A results file exists if and only if its run finished: it is written under a temporary name in the
+same folder and renamed into place, so a sweep that skips runs whose file exists resumes without
+losing, duplicating or truncating anything. The schema is documented in the README ("Results").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import tempfile
+from datetime import datetime, timezone
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from experiments.runner import RunSpec
+
+SCHEMA_VERSION = 1
+TIMING_COLUMNS = (
+    "fit_seconds",
+    "optimizer_seconds",
+    "test_fit_seconds",
+    "run_seconds",
+    "finished_at",
+)
+_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "pyarrow", "cma", "hpo-thesis")
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def config_hash(spec: RunSpec) -> str:
+    """A short stable hash of everything the run's results depend on."""
+    text = json.dumps(spec.identity(), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def run_filename(spec: RunSpec) -> str:
+    """``<dataset>/<method>__<protocol>__seed<s>__rep<r>__<hash>.parquet``."""
+    return (
+        f"{spec.dataset}/{spec.run_method}__{spec.protocol_name}__seed{spec.seed}"
+        f"__rep{spec.repetition}__{config_hash(spec)}.parquet"
+    )
+
+
+@lru_cache(maxsize=1)
+def provenance() -> dict[str, str]:
+    """Package versions, Python, platform and git revision of this checkout."""
+    versions = {}
+    for package in _PACKAGES:
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "unknown"
+    versions["python"] = platform.python_version()
+    try:
+        revision = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"],
+            capture_output=True, text=True, check=True, timeout=10,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, check=True, timeout=10,
+        ).stdout.strip()
+        revision += "-dirty" if dirty else ""
+    except (OSError, subprocess.SubprocessError):
+        revision = "unknown"
+    return {"versions": json.dumps(versions, sort_keys=True), "git_revision": revision}
+
+
+def assemble(
+    spec: RunSpec, trace: pd.DataFrame, outcomes: pd.DataFrame, run_seconds: float
+) -> pd.DataFrame:
+    """One long table: trace rows then outcome rows, with the run's identity on every row."""
+    trace = trace.assign(row_type="trace", method=spec.run_method, rule=pd.NA)
+    outcomes = outcomes.assign(row_type="outcome")
+    table = pd.concat([trace, outcomes], ignore_index=True, sort=False)
+    identity = {
+        "run_id": f"{spec.run_method}:{spec.dataset}:{spec.protocol_name}:{spec.seed}:"
+        f"{spec.repetition}:{config_hash(spec)}",
+        "run_method": spec.run_method,
+        "optimizer": spec.optimizer,
+        "dataset": spec.dataset,
+        "protocol": spec.protocol_name,
+        "space": spec.space,
+        "reshuffle": spec.protocol.reshuffle,
+        "selection_split": spec.protocol.selection_split,
+        "budget": spec.budget,
+        "seed": spec.seed,
+        "repetition": spec.repetition,
+        "status": "ok",
+        "config_hash": config_hash(spec),
+        "schema_version": SCHEMA_VERSION,
+        **provenance(),
+        "run_seconds": run_seconds,
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    for column, value in identity.items():
+        table[column] = value
+    string_columns = ["row_type", "method", "rule", "run_id", "run_method", "optimizer",
+                      "dataset", "protocol", "space", "status", "config_hash", "versions",
+                      "git_revision", "finished_at"]
+    table[string_columns] = table[string_columns].astype("string")
+    for column in ("batch", "n_fits", "fit_limit_hits", "iteration", "incumbent_iteration"):
+        if column in table:
+            table[column] = table[column].astype("Int64")
+    if "test_fit_limit_hit" in table:
+        table["test_fit_limit_hit"] = table["test_fit_limit_hit"].astype("boolean")
+    first = ["run_id", "row_type", "method", "rule", "dataset", "protocol", "repetition", "seed",
+             "iteration"]
+    return table[first + [c for c in table.columns if c not in first]]
+
+
+def write_atomic(table: pd.DataFrame, path: Path, spec: RunSpec) -> Path:
+    """Write ``table`` to ``path`` through a temporary file and a rename; never overwrite."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        raise FileExistsError(f"{path} exists; finished results are never overwritten")
+    arrow = pa.Table.from_pandas(table, preserve_index=False)
+    metadata_ = dict(arrow.schema.metadata or {})
+    metadata_[b"hpo.run_spec"] = json.dumps(spec.identity(), sort_keys=True, default=str).encode()
+    arrow = arrow.replace_schema_metadata(metadata_)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    try:
+        pq.write_table(arrow, temporary)
+        os.link(temporary, path)  # atomic, and fails instead of overwriting a finished file
+    finally:
+        os.unlink(temporary)
+    return path
+
+
+def read_run(path: Path) -> pd.DataFrame:
+    """Read one results file."""
+    return pd.read_parquet(path)
+
+
+def without_timing(table: pd.DataFrame) -> pd.DataFrame:
+    """The table minus timing and provenance-time columns (for determinism checks)."""
+    return table.drop(columns=[c for c in TIMING_COLUMNS if c in table.columns])
+
+
+def spec_from_file(path: Path) -> dict[str, Any]:
+    """The run specification stored in a results file's metadata."""
+    meta = pq.read_schema(path).metadata or {}
+    return json.loads(meta[b"hpo.run_spec"])

@@ -1,0 +1,41 @@
+"""Run one configured run, write its results file and print a short summary."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from experiments.results import assemble, read_run, run_filename, write_atomic
+from experiments.runner import RunSpec, execute_run
+
+
+def run_and_save(spec: RunSpec, results_dir: Path, data_dir: str | None = None) -> Path:
+    """Execute ``spec`` unless its results file exists; return the file's path."""
+    path = Path(results_dir) / run_filename(spec)
+    if path.exists():
+        return path
+    started = time.perf_counter()
+    trace, outcomes = execute_run(spec, data_dir=data_dir)
+    table = assemble(spec, trace, outcomes, time.perf_counter() - started)
+    return write_atomic(table, path, spec)
+
+
+def summarize(path: Path) -> pd.DataFrame:
+    """Final validation/test error per method of one results file."""
+    table = read_run(path)
+    outcomes = table[table["row_type"] == "outcome"]
+    final = outcomes[outcomes["iteration"] == outcomes["iteration"].max()]
+    trace = table[table["row_type"] == "trace"]
+    return pd.DataFrame(
+        {
+            "method": final["method"].to_numpy(),
+            "dataset": final["dataset"].to_numpy(),
+            "protocol": final["protocol"].to_numpy(),
+            "evaluations": len(trace),
+            "valid_error_%": (100 * final["incumbent_valid_loss"]).round(2).to_numpy(),
+            "test_error_%": (100 * final["test_error"]).round(2).to_numpy(),
+            "seconds": final["run_seconds"].round(1).to_numpy(),
+        }
+    )
