@@ -53,7 +53,8 @@ class CMAESOptimizer(Optimizer):
             raise ValueError(f"sigma0 must be > 0, got {sigma0}")
         self.popsize = popsize
         self.centroid = rng.uniform(size=space.dim)
-        self.seed = int(rng.integers(1, 2**31 - 1))  # never 0, which pycma reads as "the clock"
+        # The run's pycma seed (never 0, pycma's "seed from the clock"), feeding a private stream.
+        self.seed = int(rng.integers(1, 2**31 - 1))
         normal = np.random.default_rng(self.seed)
         options: dict[str, Any] = {
             "popsize": popsize,
