@@ -18,8 +18,9 @@ def main(cfg: DictConfig) -> None:
     try:
         spec = spec_from_config(OmegaConf.to_container(cfg, resolve=True))
         existed = False
-        from experiments.results import run_filename
         from pathlib import Path
+
+        from experiments.results import run_filename
 
         existed = (Path(cfg.results_dir) / run_filename(spec)).exists()
         path = run_and_save(spec, cfg.results_dir, cfg.data_dir)

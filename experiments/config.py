@@ -7,15 +7,22 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from experiments.runner import RunSpec
 from hpo.datasets import DatasetError, resolve_name, unknown_choice_message
 from hpo.learners import FitGuard
 from hpo.protocol import ProtocolSettings
-from experiments.runner import RunSpec
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 CONFIG_GROUPS = ("optimizer", "protocol", "space")
 TOP_LEVEL_KEYS = (
-    "dataset", "budget", "seed", "repetition", "data_dir", "results_dir", "curves", "pm_domain",
+    "dataset",
+    "budget",
+    "seed",
+    "repetition",
+    "data_dir",
+    "results_dir",
+    "curves",
+    "pm_domain",
 )
 NESTED_PREFIXES = ("fit_guard.", "optimizer.", "protocol.", "space.", "hydra.", "hydra/")
 PM_DOMAINS = ("space", "observed")

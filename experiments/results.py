@@ -64,11 +64,17 @@ def provenance() -> dict[str, str]:
     try:
         revision = subprocess.run(
             ["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"],
-            capture_output=True, text=True, check=True, timeout=10,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
         ).stdout.strip()
         dirty = subprocess.run(
             ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True, text=True, check=True, timeout=10,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
         ).stdout.strip()
         revision += "-dirty" if dirty else ""
     except (OSError, subprocess.SubprocessError):
@@ -105,17 +111,39 @@ def assemble(
     }
     for column, value in identity.items():
         table[column] = value
-    string_columns = ["row_type", "method", "rule", "run_id", "run_method", "optimizer",
-                      "dataset", "protocol", "space", "status", "config_hash", "versions",
-                      "git_revision", "finished_at"]
+    string_columns = [
+        "row_type",
+        "method",
+        "rule",
+        "run_id",
+        "run_method",
+        "optimizer",
+        "dataset",
+        "protocol",
+        "space",
+        "status",
+        "config_hash",
+        "versions",
+        "git_revision",
+        "finished_at",
+    ]
     table[string_columns] = table[string_columns].astype("string")
     for column in ("batch", "n_fits", "fit_limit_hits", "iteration", "incumbent_iteration"):
         if column in table:
             table[column] = table[column].astype("Int64")
     if "test_fit_limit_hit" in table:
         table["test_fit_limit_hit"] = table["test_fit_limit_hit"].astype("boolean")
-    first = ["run_id", "row_type", "method", "rule", "dataset", "protocol", "repetition", "seed",
-             "iteration"]
+    first = [
+        "run_id",
+        "row_type",
+        "method",
+        "rule",
+        "dataset",
+        "protocol",
+        "repetition",
+        "seed",
+        "iteration",
+    ]
     return table[first + [c for c in table.columns if c not in first]]
 
 

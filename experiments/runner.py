@@ -22,9 +22,11 @@ from hpo.datasets import Dataset, load_dataset
 from hpo.learners import FitGuard, fit_and_score
 from hpo.optimizers import SurrogateOptimizer, make_optimizer
 from hpo.protocol import ProtocolSettings, RepetitionSplits
+from hpo.selection import NO_ANSWER, POSTERIOR_MEAN, RULES, population_ends
 from hpo.space import Categorical, Integer, Space, get_space
 
-POSTERIOR_MEAN = "posterior_mean"
+# Families whose incumbents exist only at the end of each generation (spec §2.7, §7.19).
+GENERATIONAL_FAMILIES = ("cma",)
 
 
 @dataclass(frozen=True)
@@ -95,14 +97,23 @@ class _Evaluator:
         self.X = np.concatenate(X_parts)
         self.y = np.concatenate(y_parts)
         self.splits = RepetitionSplits(
-            self.y, len(data.y), data.has_predefined_test, spec.protocol,
-            spec.seed, data.name, spec.repetition,
+            self.y,
+            len(data.y),
+            data.has_predefined_test,
+            spec.protocol,
+            spec.seed,
+            data.name,
+            spec.repetition,
         )
         self._test_cache: dict[tuple, tuple[float, bool, float]] = {}
 
     def _fit(self, config: Mapping[str, Any], train: np.ndarray, evals: list[np.ndarray]):
         return fit_and_score(
-            self.spec.learner, config, self.spec.fit_guard, self.X[train], self.y[train],
+            self.spec.learner,
+            config,
+            self.spec.fit_guard,
+            self.X[train],
+            self.y[train],
             [(self.X[idx], self.y[idx]) for idx in evals],
             seed=seeding.int_seed(seeding.seed_sequence(self.spec.seed, "learner")),
         )
@@ -129,10 +140,10 @@ class _Evaluator:
         return self._test_cache[key]
 
 
-def execute_run(spec: RunSpec, data: Dataset | None = None, data_dir: str | None = None
-                ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def execute_run(
+    spec: RunSpec, data: Dataset | None = None, data_dir: str | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run ``spec`` and return (trace, outcomes) as typed DataFrames (see README, schema)."""
-    from hpo.selection import RULES  # selection rules are pure functions of the trace
 
     unknown = {r for r in spec.rules.values() if r not in RULES and r != POSTERIOR_MEAN}
     if unknown:
@@ -141,7 +152,9 @@ def execute_run(spec: RunSpec, data: Dataset | None = None, data_dir: str | None
     space = get_space(spec.space)
     evaluator = _Evaluator(spec, data)
     optimizer = make_optimizer(
-        spec.optimizer, space, spec.budget,
+        spec.optimizer,
+        space,
+        spec.budget,
         seeding.rng(spec.seed, data.name, spec.repetition, "optimizer", spec.optimizer),
         **dict(spec.optimizer_settings),
     )
@@ -162,17 +175,29 @@ def execute_run(spec: RunSpec, data: Dataset | None = None, data_dir: str | None
         started = time.perf_counter()
         optimizer.tell(proposal, valid)
         tell_seconds = time.perf_counter() - started
-        trace.append(_TraceRow(iteration, proposal.batch, np.asarray(proposal.u), config, valid,
-                               sel, len(evaluator.splits.folds(proposal.batch)), hits,
-                               fit_seconds, ask_seconds + tell_seconds))
+        trace.append(
+            _TraceRow(
+                iteration,
+                proposal.batch,
+                np.asarray(proposal.u),
+                config,
+                valid,
+                sel,
+                len(evaluator.splits.folds(proposal.batch)),
+                hits,
+                fit_seconds,
+                ask_seconds + tell_seconds,
+            )
+        )
         if wants_pm:
             last = iteration == spec.budget
             pm_incumbents.append(
                 space.decode(optimizer.posterior_mean_argmin(spec.pm_domain))
-                if spec.curves or last else None
+                if spec.curves or last
+                else None
             )
     trace_frame = _trace_frame(trace, space)
-    outcomes = _outcomes(spec, trace, pm_incumbents, evaluator, space, RULES)
+    outcomes = _outcomes(spec, trace, pm_incumbents, evaluator, space)
     return trace_frame, outcomes
 
 
@@ -211,7 +236,13 @@ def _trace_frame(trace: list[_TraceRow], space: Space) -> pd.DataFrame:
     return frame
 
 
-def _outcomes(spec, trace, pm_incumbents, evaluator, space, rules) -> pd.DataFrame:
+def _outcomes(
+    spec: RunSpec,
+    trace: list[_TraceRow],
+    pm_incumbents: list[dict[str, Any] | None],
+    evaluator: _Evaluator,
+    space: Space,
+) -> pd.DataFrame:
     valid = np.array([r.valid_loss for r in trace])
     sel = np.array([r.selection_loss for r in trace])
     batch = np.array([r.batch for r in trace])
@@ -220,7 +251,9 @@ def _outcomes(spec, trace, pm_incumbents, evaluator, space, rules) -> pd.DataFra
         if rule == POSTERIOR_MEAN:
             chosen = [(t, None, cfg) for t, cfg in enumerate(pm_incumbents) if cfg is not None]
         else:
-            incumbent = rules[rule](valid, sel, batch)
+            incumbent = RULES[rule](valid, sel, batch)
+            if spec.optimizer in GENERATIONAL_FAMILIES:
+                incumbent = np.where(population_ends(batch), incumbent, NO_ANSWER)
             chosen = [(t, int(i), trace[int(i)].config) for t, i in enumerate(incumbent) if i >= 0]
         if not spec.curves:
             chosen = [c for c in chosen if c[0] == len(trace) - 1]

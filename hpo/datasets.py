@@ -209,9 +209,7 @@ def load_openml(dataset_id: int, timeout_s: float = 10.0) -> Dataset:
     openml.config.connection_n_retries = 1
     try:
         _check_reachable(openml.config.server, timeout_s)
-        data = openml.datasets.get_dataset(
-            dataset_id, download_data=True, download_qualities=False
-        )
+        data = openml.datasets.get_dataset(dataset_id, download_data=True, download_qualities=False)
         X, y, _, _ = data.get_data(target=data.default_target_attribute, dataset_format="dataframe")
     except DatasetError:
         raise
@@ -282,9 +280,7 @@ def verify(data_dir: str | os.PathLike[str] | None = None) -> list[FileCheck]:
                 checks.append(FileCheck(name, file, "ok"))
             else:
                 rebuilt = entry["status"] == "rebuilt"
-                checks.append(
-                    FileCheck(name, file, "mismatch-rebuilt" if rebuilt else "mismatch")
-                )
+                checks.append(FileCheck(name, file, "mismatch-rebuilt" if rebuilt else "mismatch"))
     return checks
 
 
@@ -361,7 +357,8 @@ def build_catalog(source_dir: Path, thesis_names_csv: Path) -> pd.DataFrame:
     for entry in meta.itertuples(index=False):
         files = entry.files.split("+")
         sums = [
-            sha256_of(source_dir / entry.name / f) if (source_dir / entry.name / f).is_file()
+            sha256_of(source_dir / entry.name / f)
+            if (source_dir / entry.name / f).is_file()
             else "-"
             for f in files
         ]

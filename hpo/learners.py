@@ -102,7 +102,6 @@ def fit_and_score(
         errors = tuple(1.0 if len(y) else float("nan") for _, y in eval_sets)
     else:
         errors = tuple(
-            float(np.mean(model.predict(X) != y)) if len(y) else float("nan")
-            for X, y in eval_sets
+            float(np.mean(model.predict(X) != y)) if len(y) else float("nan") for X, y in eval_sets
         )
     return FitOutcome(errors, fit_seconds, hit_limit)

@@ -77,7 +77,10 @@ class Fold:
 
 
 def stratified_take(
-    indices: np.ndarray, labels: np.ndarray, n_take: int, rng: np.random.Generator,
+    indices: np.ndarray,
+    labels: np.ndarray,
+    n_take: int,
+    rng: np.random.Generator,
     stratify: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Split ``indices`` into (taken, rest) with ``len(taken) == n_take``.
@@ -107,7 +110,10 @@ def stratified_take(
 
 
 def stratified_folds(
-    indices: np.ndarray, labels: np.ndarray, n_folds: int, rng: np.random.Generator,
+    indices: np.ndarray,
+    labels: np.ndarray,
+    n_folds: int,
+    rng: np.random.Generator,
     stratify: bool = True,
 ) -> list[np.ndarray]:
     """Partition ``indices`` into ``n_folds`` folds whose sizes differ by at most one.

@@ -2,10 +2,11 @@
 
 Every parameter occupies one dimension of ``[0, 1]^d``. Continuous parameters map linearly, or
 linearly in log10 for ``log=True`` (thesis §2.6.1: ``u = (log10 v - lo) / (hi - lo)``). Integers
-and categoricals use Spearmint's equal-width bins, ``value = low + floor((1 - eps) u (high - low + 1))``
-(spec ch2-3 §1.5). A parameter may carry a :class:`Condition` on a categorical parent: it is active
-only when the parent takes one of the listed values; inactive dimensions are imputed with
-``Space.impute_value`` when a configuration is encoded (Chapter 5's conditional spaces).
+and categoricals use Spearmint's equal-width bins,
+``value = low + floor((1 - eps) u (high - low + 1))`` (spec ch2-3 §1.5). A parameter may carry
+a :class:`Condition` on a categorical parent: it is active only when the parent takes one of the
+listed values; inactive dimensions are imputed with ``Space.impute_value`` when a configuration
+is encoded (Chapter 5's conditional spaces).
 """
 
 from __future__ import annotations
