@@ -1,0 +1,145 @@
+"""The GP model: hyperparameter samples, exact posteriors and the marginal likelihood.
+
+Owns the covariance ``amp2 * (rho_l(X, X) + 1e-6 I) + noise * I`` with a constant mean (spec
+ch2-3 §1.1, Spearmint ``gp.py``), the exact posterior of the latent function for ``S``
+hyperparameter samples at once (BoTorch-style batch dimension first), its gradients with respect
+to the input, and the log marginal likelihood (thesis Eq. 2.16) that the slice sampler targets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+from scipy.linalg import lapack
+
+from hpo.gp.kernels import Kernel
+
+JITTER = 1e-6  # Spearmint adds 1e-6 * amp2 to the diagonal of every Gram matrix
+LOG_2PI = float(np.log(2.0 * np.pi))
+
+
+@dataclass(frozen=True)
+class Hypers:
+    """``S`` samples of the GP hyperparameters ``theta = (mean, amp2, noise, ls)``.
+
+    ``mean``, ``amp2`` (signal variance), ``noise`` (noise variance): ``(S,)``; ``ls``: ``(S, d)``.
+    """
+
+    mean: np.ndarray
+    amp2: np.ndarray
+    noise: np.ndarray
+    ls: np.ndarray
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.mean.shape[0])
+
+    @classmethod
+    def stack(cls, samples: list[Hypers]) -> Hypers:
+        """Concatenate samples along the batch dimension."""
+        return cls(
+            mean=np.concatenate([s.mean for s in samples]),
+            amp2=np.concatenate([s.amp2 for s in samples]),
+            noise=np.concatenate([s.noise for s in samples]),
+            ls=np.concatenate([s.ls for s in samples]),
+        )
+
+
+def covariance(corr: np.ndarray, amp2: np.ndarray | float, noise: np.ndarray | float) -> np.ndarray:
+    """Observation covariance ``amp2 (R + 1e-6 I) + noise I`` from correlations ``R (S, n, n)``."""
+    amp2 = np.reshape(amp2, (-1, 1, 1))
+    cov = amp2 * corr
+    diag = np.einsum("sii->si", cov)
+    diag += amp2[:, :, 0] * JITTER + np.reshape(noise, (-1, 1))
+    return cov
+
+
+def log_likelihood(cov: np.ndarray, resid: np.ndarray) -> float:
+    """Gaussian log density of ``resid (n,)`` under ``N(0, cov (n, n))``; ``-inf`` if not PD.
+
+    The single-sample fast path used inside the slice sampler (raw LAPACK: no argument checks).
+    """
+    chol, info = lapack.dpotrf(cov, lower=1, clean=0)
+    if info != 0:
+        return -np.inf
+    z, _ = lapack.dtrtrs(chol, resid, lower=1)
+    n = resid.shape[0]
+    return float(-0.5 * z @ z - np.log(np.diagonal(chol)).sum() - 0.5 * n * LOG_2PI)
+
+
+class GPPosterior:
+    """Exact posteriors of the latent function for ``S`` hyperparameter samples.
+
+    ``X (n, d)``: inputs in the unit cube; ``y (n,)``: raw observed losses (not standardised, as
+    Spearmint). Predictions are batched: ``(S, m)`` for ``m`` query points.
+    """
+
+    def __init__(self, kernel: Kernel, X: np.ndarray, y: np.ndarray, hypers: Hypers) -> None:
+        self.kernel = kernel
+        self.X = np.asarray(X, dtype=float)
+        self.y = np.asarray(y, dtype=float)
+        self.hypers = hypers
+        corr = kernel.gram(hypers.ls, kernel.gram_terms(self.X))
+        cov = covariance(corr, hypers.amp2, hypers.noise)
+        self._chol = np.linalg.cholesky(cov)  # (S, n, n)
+        self._resid = self.y[None, :] - hypers.mean[:, None]  # (S, n)
+        eye = np.broadcast_to(np.eye(self.X.shape[0]), cov.shape)
+        chol_inv = sla.solve_triangular(self._chol, eye, lower=True, check_finite=False)
+        self._cov_inv = chol_inv.transpose(0, 2, 1) @ chol_inv  # (S, n, n)
+        self._alpha = np.einsum("sij,sj->si", self._cov_inv, self._resid)  # (S, n)
+        self.prior_var = hypers.amp2 * (1.0 + JITTER)  # latent variance at any x, (S,)
+
+    @property
+    def n_samples(self) -> int:
+        return self.hypers.n_samples
+
+    def cross_corr(self, Xs: np.ndarray) -> np.ndarray:
+        """Correlations between the training inputs and ``Xs (m, d)``: ``(S, n, m)``."""
+        return self.kernel(self.hypers.ls, self.X, Xs)
+
+    def mean_var(self, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Latent posterior mean and variance (no noise) at ``Xs (m, d)``: two ``(S, m)`` arrays."""
+        mean, var, _ = self._predict(Xs, with_var=True)
+        return mean, var
+
+    def mean(self, Xs: np.ndarray) -> np.ndarray:
+        """Latent posterior mean at ``Xs (m, d)``: ``(S, m)`` (cheaper than :meth:`mean_var`)."""
+        return self._predict(Xs, with_var=False)[0]
+
+    def _predict(
+        self, Xs: np.ndarray, with_var: bool
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+        amp2 = self.hypers.amp2[:, None]
+        corr = self.cross_corr(Xs)  # (S, n, m)
+        mean = self.hypers.mean[:, None] + amp2 * np.einsum("snm,sn->sm", corr, self._alpha)
+        if not with_var:
+            return mean, None, corr
+        quad = np.einsum("snm,snm->sm", self._cov_inv @ corr, corr)
+        var = self.prior_var[:, None] - amp2**2 * quad
+        return mean, np.maximum(var, 0.0), corr
+
+    def mean_var_grad(
+        self, Xs: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Mean ``(S, m)``, variance ``(S, m)`` and their gradients ``(S, m, d)`` at ``Xs``."""
+        mean, var, corr = self._predict(Xs, with_var=True)
+        amp2 = self.hypers.amp2[:, None, None]
+        W = np.stack([np.broadcast_to(self._alpha[:, :, None], corr.shape), self._cov_inv @ corr])
+        dmean, dquad = self.kernel.vjp_x2(self.hypers.ls, self.X, Xs, W)  # 2 x (S, m, d)
+        return mean, var, amp2 * dmean, -2.0 * amp2**2 * dquad
+
+    def mean_grad(self, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Mean ``(S, m)`` and its input gradient ``(S, m, d)`` at ``Xs (m, d)``."""
+        mean = self.mean(Xs)
+        W = np.broadcast_to(self._alpha[:, :, None], (*self._alpha.shape, Xs.shape[0]))
+        dmean = self.kernel.vjp_x2(self.hypers.ls, self.X, Xs, W)
+        return mean, self.hypers.amp2[:, None, None] * dmean
+
+    def log_likelihood(self) -> np.ndarray:
+        """Log marginal likelihood of ``y`` for each sample (thesis Eq. 2.16): ``(S,)``."""
+        n = self.X.shape[0]
+        fit = np.einsum("sn,sn->s", self._resid, self._alpha)
+        logdet = np.log(np.einsum("sii->si", self._chol)).sum(axis=1)
+        return -0.5 * fit - logdet - 0.5 * n * LOG_2PI

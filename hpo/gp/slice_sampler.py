@@ -1,0 +1,192 @@
+"""Slice sampling of the GP hyperparameters, as Spearmint's ``GPEIOptChooser`` does it.
+
+Owns the generic slice sampler (Spearmint ``util.slice_sample``: Neal 2003, step-out and shrink,
+along a random direction or component-wise), the hyperparameter priors, and :class:`HyperChain`,
+the Markov chain over ``theta = (mean, amp2, noise, ls)`` that is burnt in once per optimisation
+run and then continued, ``n`` samples per BO iteration (spec ch2-3 §1.3 ``sample_hypers``):
+
+* joint slice sample of ``(mean, amp2, noise)`` along a random direction, target = GP log
+  likelihood + horseshoe(0.1) on ``noise`` + log-normal(0, 1) on ``amp2``, ``mean`` restricted
+  to ``[min y, max y]``;
+* component-wise slice sample of the length-scales in random order, target = GP log likelihood
+  with a top-hat prior on ``[0, 2]``.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from hpo.gp.kernels import Kernel
+from hpo.gp.model import Hypers, covariance, log_likelihood
+
+LogDensity = Callable[[np.ndarray], float]
+
+
+def slice_sample(
+    x0: np.ndarray,
+    logprob: LogDensity,
+    rng: np.random.Generator,
+    sigma: float = 1.0,
+    step_out: bool = True,
+    max_steps_out: int = 1000,
+    compwise: bool = False,
+) -> np.ndarray:
+    """One slice-sampling transition from ``x0 (k,)`` leaving ``exp(logprob)`` invariant.
+
+    ``compwise=False``: one update along a uniformly random direction; ``True``: one update per
+    coordinate, in random order. The initial bracket of width ``sigma`` is placed at random
+    around the current point and stepped out at most ``max_steps_out`` times on each side.
+    """
+    x = np.array(x0, dtype=float, ndmin=1)
+    if not compwise:
+        direction = rng.standard_normal(x.shape[0])
+        return _direction_slice(
+            x, direction / np.linalg.norm(direction), logprob, rng, sigma, step_out, max_steps_out
+        )
+    for d in rng.permutation(x.shape[0]):
+        direction = np.zeros(x.shape[0])
+        direction[d] = 1.0
+        x = _direction_slice(x, direction, logprob, rng, sigma, step_out, max_steps_out)
+    return x
+
+
+def _direction_slice(
+    x0: np.ndarray,
+    direction: np.ndarray,
+    logprob: LogDensity,
+    rng: np.random.Generator,
+    sigma: float,
+    step_out: bool,
+    max_steps_out: int,
+) -> np.ndarray:
+    def line(z: float) -> float:
+        return logprob(x0 + z * direction)
+
+    upper = sigma * rng.random()
+    lower = upper - sigma
+    threshold = np.log(rng.random()) + line(0.0)
+    if step_out:
+        steps = 0
+        while line(lower) > threshold and steps < max_steps_out:
+            steps += 1
+            lower -= sigma
+        steps = 0
+        while line(upper) > threshold and steps < max_steps_out:
+            steps += 1
+            upper += sigma
+    while True:
+        z = (upper - lower) * rng.random() + lower
+        value = line(z)
+        if np.isnan(value):
+            raise FloatingPointError(f"slice sampler got NaN log density at {x0 + z * direction}")
+        if value > threshold:
+            return x0 + z * direction
+        if z < 0:
+            lower = z
+        elif z > 0:
+            upper = z
+        else:
+            raise RuntimeError("slice sampler shrank to zero")
+
+
+class Priors(ABC):
+    """Log prior densities (up to constants) of the GP hyperparameters; ``-inf`` off support."""
+
+    @abstractmethod
+    def log_joint(self, mean: float, amp2: float, noise: float, y: np.ndarray) -> float:
+        """Prior of the jointly sampled ``(mean, amp2, noise)`` given the observations ``y``."""
+
+    @abstractmethod
+    def log_ls(self, ls: np.ndarray) -> float:
+        """Prior of the length-scales ``ls (d,)``."""
+
+
+@dataclass(frozen=True)
+class SpearmintPriors(Priors):
+    """GPEIOptChooser's priors: horseshoe on noise, log-normal on amp2, top-hat on length-scales,
+    mean inside the range of the observations (spec ch2-3 §1.3)."""
+
+    noise_scale: float = 0.1
+    amp2_scale: float = 1.0
+    max_ls: float = 2.0
+
+    def log_joint(self, mean: float, amp2: float, noise: float, y: np.ndarray) -> float:
+        if not y.min() <= mean <= y.max() or amp2 <= 0 or noise <= 0:
+            return -np.inf
+        horseshoe = np.log(np.log1p((self.noise_scale / noise) ** 2))
+        return float(horseshoe - 0.5 * (np.log(amp2) / self.amp2_scale) ** 2)
+
+    def log_ls(self, ls: np.ndarray) -> float:
+        return 0.0 if np.all(ls > 0) and np.all(ls <= self.max_ls) else -np.inf
+
+
+class HyperChain:
+    """Spearmint's hyperparameter Markov chain, kept across the iterations of one run.
+
+    On the first :meth:`sample` the state is initialised from the data (``ls = 1``,
+    ``amp2 = std(y) + 1e-4``, ``noise = 1e-3``, ``mean = mean(y)``) and burnt in for ``burnin``
+    transitions; later calls continue the chain from where it stopped.
+    """
+
+    def __init__(self, kernel: Kernel, priors: Priors, burnin: int = 100) -> None:
+        self.kernel = kernel
+        self.priors = priors
+        self.burnin = burnin
+        self.state: Hypers | None = None
+
+    def copy(self) -> HyperChain:
+        """An independent chain starting from this one's state (for side computations)."""
+        return copy.deepcopy(self)
+
+    def sample(
+        self, X: np.ndarray, y: np.ndarray, n_samples: int, rng: np.random.Generator
+    ) -> Hypers:
+        """``n_samples`` successive states given ``X (n, d)``, ``y (n,)``; ``S = n_samples``."""
+        y = np.asarray(y, dtype=float)
+        terms = self.kernel.gram_terms(np.asarray(X, dtype=float))
+        n_burn = 0
+        if self.state is None:
+            self.state = Hypers(
+                mean=np.array([y.mean()]),
+                amp2=np.array([y.std() + 1e-4]),
+                noise=np.array([1e-3]),
+                ls=np.ones((1, X.shape[1])),
+            )
+            n_burn = self.burnin
+        for _ in range(n_burn):
+            self._transition(terms, y, rng)
+        return Hypers.stack([self._transition(terms, y, rng) for _ in range(n_samples)])
+
+    def _transition(self, terms: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> Hypers:
+        """One ``sample_hypers()``: joint (mean, amp2, noise) update, then the length-scales."""
+        state = self.state
+        assert state is not None
+        corr = self.kernel.gram(state.ls, terms)
+
+        def log_joint(theta: np.ndarray) -> float:
+            mean, amp2, noise = theta
+            prior = self.priors.log_joint(mean, amp2, noise, y)
+            if prior == -np.inf:
+                return prior
+            return log_likelihood(covariance(corr, amp2, noise)[0], y - mean) + prior
+
+        theta = np.concatenate([state.mean, state.amp2, state.noise])
+        mean, amp2, noise = slice_sample(theta, log_joint, rng)
+
+        def log_ls(ls: np.ndarray) -> float:
+            prior = self.priors.log_ls(ls)
+            if prior == -np.inf:
+                return prior
+            cov = covariance(self.kernel.gram(ls[None], terms), amp2, noise)[0]
+            return log_likelihood(cov, y - mean) + prior
+
+        ls = slice_sample(state.ls[0], log_ls, rng, compwise=True)
+        self.state = Hypers(
+            mean=np.array([mean]), amp2=np.array([amp2]), noise=np.array([noise]), ls=ls[None]
+        )
+        return self.state
