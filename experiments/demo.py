@@ -1,0 +1,47 @@
+"""``make demo``: a short experiment end to end on scikit-learn's bundled datasets.
+
+Six Chapter-3 methods (grid, rs, gp, gp-r, cma, cma-r) on iris, wine, breast cancer and digits,
+hold-out validation, 2 repetitions of 25 evaluations; then consolidation and a summary table of
+mean test error per dataset and method with average ranks (lower is better).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.stats import average_ranks
+from experiments.sweep import RESULTS_ROOT, consolidate, plan, run_sweep
+
+
+def main(results_root: Path = RESULTS_ROOT, n_jobs: int = -1) -> int:
+    started = time.perf_counter()
+    runs = plan("demo", "default", results_root)
+    print(f"demo: {len(runs)} runs (6 methods x 4 datasets x 2 repetitions, 25 evaluations each)")
+    counts = run_sweep(runs, n_jobs=n_jobs)
+    paths = consolidate(runs, results_root / "demo" / "default" / "consolidated")
+    outcomes = pd.read_parquet(paths["outcome"])
+    final = outcomes[
+        outcomes["iteration"] == outcomes.groupby("run_id")["iteration"].transform("max")
+    ]
+    scores = 100 * final.pivot_table(
+        index="dataset", columns="method", values="test_error", aggfunc="mean"
+    )
+    scores = scores[[m for m in ("grid", "rs", "gp", "gp-r", "cma", "cma-r") if m in scores]]
+    table = scores.round(2)
+    table.loc["average rank"] = average_ranks(scores).round(2)
+    print("\nMean test error (%) over repetitions, final incumbent; last row: average rank")
+    print(table.to_string())
+    print(f"\nruns: {counts}; {time.perf_counter() - started:.0f} s")
+    print(
+        f"results: {results_root / 'demo' / 'default'} (per-run files in runs/, merged in "
+        f"consolidated/outcomes.parquet and consolidated/traces.parquet)"
+    )
+    return 1 if counts["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

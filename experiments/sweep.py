@@ -1,0 +1,377 @@
+"""Sweeps: plan the runs of an experiment profile, execute them in parallel, resume, report.
+
+An experiment (``conf/experiment/<name>.yaml``) has profiles (``smoke``, ``medium``, ``paper``);
+a profile has parts (e.g. Chapter 3's main experiment and its posterior-mean experiment), each a
+product datasets × methods × protocols × repetitions. Methods of a part that differ only in their
+selection rule share one run (``cma-pv``, ``cma-bw`` and ``cma-gv`` are one CMA-ES run read by
+three rules), and their seeds never depend on which rules are read, so a method run alone gives
+the same numbers.
+
+Resuming is the same command as starting: a run whose results file exists is skipped; a failed
+run (its error recorded next to where its results would be, ``*.failed.json``) is tried again.
+One failing run never stops the sweep; the exit code says whether anything failed. A worker that
+dies (e.g. out of memory) is detected from the marker its run left and recorded as a failure.
+
+Command line::
+
+    python -m experiments.sweep run chapter3 --profile smoke [--jobs N] [--shard i --n-shards k]
+    python -m experiments.sweep status chapter3 --profile smoke
+    python -m experiments.sweep consolidate chapter3 --profile smoke
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+import traceback
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from experiments.config import CONF_DIR, UsageError, spec_from_config
+from experiments.results import run_filename
+from experiments.runner import RunSpec
+from hpo.datasets import Dataset, dataset_names, load_dataset, resolve_name, uci121_dir
+from hpo.datasets import unknown_choice_message as _unknown
+
+RESULTS_ROOT = Path("results")
+FAILED_SUFFIX = ".failed.json"
+RUNNING_SUFFIX = ".running"
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One run of a sweep and where its results file goes."""
+
+    part: str
+    spec: RunSpec
+    path: Path
+
+    @property
+    def failure_path(self) -> Path:
+        return self.path.with_name(self.path.name + FAILED_SUFFIX)
+
+    @property
+    def marker_path(self) -> Path:
+        return self.path.with_name(self.path.name + RUNNING_SUFFIX)
+
+
+# ------------------------------------------------------------------------------ planning
+
+
+def experiment_choices() -> list[str]:
+    return sorted(p.stem for p in (CONF_DIR / "experiment").glob("*.yaml"))
+
+
+def load_experiment(name: str) -> dict[str, Any]:
+    """The experiment's YAML as a dict (raises :class:`UsageError` naming the valid choices)."""
+    path = CONF_DIR / "experiment" / f"{name}.yaml"
+    if not path.is_file():
+        raise UsageError(_unknown("experiment", name, experiment_choices()))
+    return yaml.safe_load(path.read_text())
+
+
+def _load_group(group: str, name: str) -> dict[str, Any]:
+    path = CONF_DIR / group / f"{name}.yaml"
+    if not path.is_file():
+        choices = sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
+        raise UsageError(_unknown(group.rstrip("s"), name, choices))
+    return yaml.safe_load(path.read_text())
+
+
+def _resolve_datasets(entry: str | Sequence[str], data_dir: str | None) -> list[str]:
+    """A list of names, or ``thesis_118`` / ``thesis_118_available`` (those with data here)."""
+    if isinstance(entry, str):
+        names = dataset_names("uci121", thesis_118=True)
+        if entry == "thesis_118":
+            return names
+        if entry == "thesis_118_available":
+            root = uci121_dir(data_dir)
+            return [n for n in names if (root / n).is_dir() and any((root / n).glob("*_R.dat"))]
+        raise UsageError(f"unknown dataset list {entry!r}; valid: thesis_118, thesis_118_available")
+    return [resolve_name(str(name)) for name in entry]
+
+
+def plan(
+    experiment: str, profile: str, results_root: Path = RESULTS_ROOT, data_dir: str | None = None
+) -> list[PlannedRun]:
+    """Every run of ``experiment``/``profile``, in a stable order, shared runs merged."""
+    config = load_experiment(experiment)
+    profiles = config["profiles"]
+    if profile not in profiles:
+        raise UsageError(_unknown("profile", profile, profiles))
+    base = {
+        k: v
+        for k, v in config.items()
+        if k in ("space", "budget", "seed", "fit_guard", "curves", "pm_domain")
+    }
+    runs_dir = Path(results_root) / experiment / profile / "runs"
+    planned: list[PlannedRun] = []
+    for part, part_config in profiles[profile]["parts"].items():
+        settings = {**base, **part_config}
+        datasets = _resolve_datasets(settings["datasets"], data_dir)
+        for spec in _part_specs(settings, datasets):
+            planned.append(PlannedRun(part, spec, runs_dir / part / run_filename(spec)))
+    return planned
+
+
+def _part_specs(settings: Mapping[str, Any], datasets: list[str]) -> Iterable[RunSpec]:
+    groups: dict[str, dict[str, Any]] = {}
+    for method in settings["methods"]:
+        optimizer = _load_group("optimizer", method)
+        key = json.dumps(
+            {k: v for k, v in optimizer.items() if k not in ("name", "rules")}, sort_keys=True
+        )
+        if key in groups:
+            groups[key]["rules"].update(optimizer["rules"])
+        else:
+            groups[key] = {**optimizer, "rules": dict(optimizer["rules"])}
+    space = _load_group("space", settings.get("space", "svm_rbf"))
+    for protocol_name in settings["protocols"]:
+        protocol = _load_group("protocol", protocol_name)
+        for dataset in datasets:
+            for repetition in range(int(settings["repetitions"])):
+                for optimizer in groups.values():
+                    yield spec_from_config(
+                        {
+                            "optimizer": optimizer,
+                            "protocol": protocol,
+                            "space": space,
+                            "dataset": dataset,
+                            "budget": settings["budget"],
+                            "seed": settings.get("seed", 0),
+                            "repetition": repetition,
+                            "fit_guard": settings.get("fit_guard", _default_fit_guard()),
+                            "pm_domain": settings.get("pm_domain", "space"),
+                            "curves": settings.get("curves", True),
+                        }
+                    )
+
+
+@lru_cache(maxsize=1)
+def _default_fit_guard() -> dict[str, Any]:
+    return yaml.safe_load((CONF_DIR / "config.yaml").read_text())["fit_guard"]
+
+
+# ----------------------------------------------------------------------------- execution
+
+
+@lru_cache(maxsize=4)
+def _dataset(name: str, data_dir: str | None) -> Dataset:
+    return load_dataset(name, data_dir)
+
+
+def _write_json_atomic(path: Path, record: Mapping[str, Any]) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(record, indent=1, default=str))
+    os.replace(temporary, path)
+
+
+def limit_memory(max_memory_gb: float | None) -> None:
+    """Cap this process's address space, so running out of memory is a MemoryError in the run
+    (recorded as its failure) rather than the death of the worker."""
+    if max_memory_gb:
+        limit = int(max_memory_gb * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def execute(
+    run: PlannedRun, data_dir: str | None = None, max_memory_gb: float | None = None
+) -> tuple[str, float]:
+    """Run one planned run unless finished; returns (status, seconds). Never raises for the
+    run's own errors: they are written to its ``*.failed.json`` record."""
+    from experiments.single import run_and_save
+
+    if run.path.exists():
+        return "skipped", 0.0
+    run.path.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    _write_json_atomic(run.marker_path, {"pid": os.getpid(), "started": time.time()})
+    try:
+        limit_memory(max_memory_gb)
+        data = _dataset(run.spec.dataset, data_dir)
+        run_and_save(run.spec, run.path.parents[1], data=data)
+    except Exception as err:  # noqa: BLE001 - every error of a run is recorded, not raised
+        _write_json_atomic(
+            run.failure_path,
+            {
+                "run": str(run.path),
+                "error": f"{type(err).__name__}: {err}",
+                "traceback": traceback.format_exc(),
+            },
+        )
+        status = "failed"
+    else:
+        run.failure_path.unlink(missing_ok=True)
+        status = "done"
+    finally:
+        run.marker_path.unlink(missing_ok=True)
+    return status, time.perf_counter() - started
+
+
+def _record_dead_workers(runs: Sequence[PlannedRun]) -> int:
+    """Turn the markers of runs whose worker died into failure records; returns how many."""
+    dead = 0
+    for run in runs:
+        if run.marker_path.exists() and not run.path.exists():
+            _write_json_atomic(
+                run.failure_path,
+                {"run": str(run.path), "error": "worker died during the run (out of memory?)"},
+            )
+            run.marker_path.unlink(missing_ok=True)
+            dead += 1
+    return dead
+
+
+def run_sweep(
+    runs: Sequence[PlannedRun],
+    n_jobs: int = -1,
+    data_dir: str | None = None,
+    max_memory_gb: float | None = None,
+    progress: bool = True,
+) -> dict[str, int]:
+    """Execute every unfinished run (finished ones are skipped, failed ones retried)."""
+    from joblib import Parallel, delayed
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+    from tqdm.auto import tqdm
+
+    _record_dead_workers(runs)  # markers left by a sweep that was killed
+    pending = [run for run in runs if not run.path.exists()]
+    counts = {"done": 0, "failed": 0, "skipped": len(runs) - len(pending)}
+    bar = tqdm(
+        total=len(runs),
+        initial=counts["skipped"],
+        unit="run",
+        disable=not progress,
+        desc="runs",
+        dynamic_ncols=True,
+    )
+    while pending:
+        try:
+            results = (
+                Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+                    delayed(execute)(run, data_dir, max_memory_gb) for run in pending
+                )
+                if n_jobs != 1
+                else (execute(run, data_dir, max_memory_gb) for run in pending)
+            )
+            for status, _ in results:
+                counts[status] += 1
+                bar.update(1)
+                bar.set_postfix(failed=counts["failed"], refresh=False)
+            pending = []
+        except TerminatedWorkerError:
+            counts["failed"] += _record_dead_workers(pending)
+            pending = [r for r in pending if not r.path.exists() and not r.failure_path.exists()]
+    bar.close()
+    return counts
+
+
+# -------------------------------------------------------------------------- status, merge
+
+
+def status(runs: Sequence[PlannedRun]) -> pd.DataFrame:
+    """One row per run: part, dataset, method, protocol, repetition, state, error."""
+    rows = []
+    for run in runs:
+        if run.path.exists():
+            state, error = "done", ""
+        elif run.failure_path.exists():
+            state = "failed"
+            error = json.loads(run.failure_path.read_text()).get("error", "")
+        else:
+            state, error = "missing", ""
+        rows.append(
+            {
+                "part": run.part,
+                "dataset": run.spec.dataset,
+                "method": run.spec.run_method,
+                "protocol": run.spec.protocol_name,
+                "repetition": run.spec.repetition,
+                "state": state,
+                "error": error,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def consolidate(runs: Sequence[PlannedRun], out_dir: Path) -> dict[str, Path]:
+    """Merge finished runs into ``outcomes.parquet`` and ``trace.parquet`` (atomic writes)."""
+    frames = [pd.read_parquet(run.path).assign(part=run.part) for run in runs if run.path.exists()]
+    if not frames:
+        raise UsageError("no finished runs to consolidate")
+    table = pd.concat(frames, ignore_index=True)
+    table["part"] = table["part"].astype("string")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for row_type in ("outcome", "trace"):
+        subset = table[table["row_type"] == row_type].dropna(axis=1, how="all")
+        path = out_dir / f"{row_type}s.parquet"
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        subset.reset_index(drop=True).to_parquet(temporary, index=False)
+        os.replace(temporary, path)
+        written[row_type] = path
+    return written
+
+
+def _print_status(frame: pd.DataFrame) -> None:
+    counts = frame["state"].value_counts().reindex(["done", "failed", "missing"], fill_value=0)
+    print(f"{len(frame)} runs: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
+    failed = frame[frame["state"] == "failed"]
+    if len(failed):
+        print(failed.drop(columns="state").to_string(index=False, max_colwidth=100))
+
+
+def _main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.sweep",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("command", choices=["run", "status", "consolidate", "plan"])
+    parser.add_argument("experiment")
+    parser.add_argument("--profile", default="smoke")
+    parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1 = all cores)")
+    parser.add_argument("--shard", type=int, default=0)
+    parser.add_argument("--n-shards", type=int, default=1)
+    parser.add_argument("--results-root", type=Path, default=RESULTS_ROOT)
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--max-memory-gb", type=float, default=None)
+    args = parser.parse_args(argv)
+    try:
+        if not 0 <= args.shard < args.n_shards:
+            raise UsageError(f"shard must be in [0, {args.n_shards}), got {args.shard}")
+        runs = plan(args.experiment, args.profile, args.results_root, args.data_dir)
+        runs = runs[args.shard :: args.n_shards]
+        if args.command == "plan":
+            print(status(runs).drop(columns="error").to_string(index=False))
+            return 0
+        if args.command == "run":
+            counts = run_sweep(runs, args.jobs, args.data_dir, args.max_memory_gb)
+            print(f"finished: {counts}")
+            _print_status(status(runs))
+            return 1 if counts["failed"] else 0
+        if args.command == "status":
+            frame = status(runs)
+            _print_status(frame)
+            return 1 if (frame["state"] == "failed").any() else 0
+        out = args.results_root / args.experiment / args.profile / "consolidated"
+        for row_type, path in consolidate(runs, out).items():
+            print(f"{row_type}s: {path}")
+        return 0
+    except UsageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(_main())

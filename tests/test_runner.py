@@ -1,0 +1,107 @@
+"""One run end to end: trace, incumbents, retrained test errors, results file, determinism."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments.results import assemble, read_run, without_timing, write_atomic
+from experiments.runner import RunSpec, execute_run
+from hpo.datasets import Dataset, load_dataset
+from hpo.protocol import ProtocolSettings
+
+
+def _spec(**overrides) -> RunSpec:
+    values = dict(dataset="sklearn-iris", optimizer="rs", rules={"rs": "best_validation"}, budget=8)
+    values.update(overrides)
+    return RunSpec(**values)
+
+
+def test_trace_and_outcomes_are_consistent() -> None:
+    trace, outcomes = execute_run(_spec())
+    assert list(trace["iteration"]) == list(range(1, 9))
+    assert trace["valid_loss"].between(0, 1).all()
+    assert trace["selection_loss"].isna().all()
+    assert list(outcomes["iteration"]) == list(range(1, 9))
+    # the incumbent is the earliest argmin of the validation losses seen so far
+    for row in outcomes.itertuples():
+        seen = trace["valid_loss"].to_numpy()[: row.iteration]
+        assert row.incumbent_iteration == int(np.argmin(seen)) + 1
+        assert row.incumbent_valid_loss == seen.min()
+        incumbent = trace.iloc[row.incumbent_iteration - 1]
+        assert row.param_C == incumbent["param_C"]
+
+
+def test_selection_split_scores_every_model_and_k_fold_averages_folds() -> None:
+    spec = _spec(
+        protocol=ProtocolSettings(validation="cv", selection_split=True),
+        rules={"x": "best_selection"},
+    )
+    trace, outcomes = execute_run(spec)
+    assert (trace["n_fits"] == 5).all()
+    assert trace["selection_loss"].notna().all()
+    final = outcomes.iloc[-1]
+    assert final["incumbent_selection_loss"] == trace["selection_loss"].min()
+
+
+def test_final_models_are_retrained_on_all_non_test_data_once_per_configuration() -> None:
+    spec = _spec(budget=6)
+    trace, outcomes = execute_run(spec)
+    by_config = outcomes.groupby(["param_C", "param_gamma"])["test_error"].nunique()
+    assert (by_config == 1).all()
+
+
+def test_tiny_classes_constant_columns_and_50_rows_run() -> None:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 4))
+    X[:, 2] = 1.0  # constant column
+    y = np.array([0] * 44 + [1] * 4 + [2] * 2)
+    data = Dataset("toy", X, y)
+    for validation in ("holdout", "cv"):
+        spec = _spec(
+            dataset="toy", protocol=ProtocolSettings(validation=validation, selection_split=True)
+        )
+        trace, outcomes = execute_run(spec, data=data)
+        assert len(trace) == 8 and outcomes["test_error"].notna().all()
+
+
+def test_fit_limit_is_recorded_and_scores_one() -> None:
+    from hpo.learners import FitGuard
+
+    data = load_dataset("sklearn-breast-cancer")
+    spec = _spec(dataset="bc", fit_guard=FitGuard(max_iter=5), budget=3)
+    trace, _ = execute_run(spec, data=data)
+    hit = trace["fit_limit_hits"] > 0
+    assert hit.any()
+    assert (trace.loc[hit, "valid_loss"] == 1.0).all()
+
+
+@pytest.mark.parametrize("optimizer", ["grid", "rs"])
+def test_same_spec_same_results(optimizer: str, tmp_path: Path) -> None:
+    spec = _spec(optimizer=optimizer, rules={optimizer: "best_validation"}, budget=9)
+    tables = []
+    for attempt in range(2):
+        trace, outcomes = execute_run(spec)
+        path = write_atomic(assemble(spec, trace, outcomes, 0.0), tmp_path / f"{attempt}.pq", spec)
+        tables.append(without_timing(read_run(path)))
+    pd.testing.assert_frame_equal(tables[0], tables[1])
+
+
+def test_results_are_never_overwritten(tmp_path: Path) -> None:
+    spec = _spec(budget=2)
+    table = assemble(spec, *execute_run(spec), 0.0)
+    path = write_atomic(table, tmp_path / "run.parquet", spec)
+    with pytest.raises(FileExistsError):
+        write_atomic(table, path, spec)
+    assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
+
+
+def test_results_columns_are_typed() -> None:
+    spec = _spec(budget=3)
+    table = assemble(spec, *execute_run(spec), 0.0)
+    untyped = [c for c, dtype in table.dtypes.items() if pd.api.types.is_object_dtype(dtype)]
+    assert not untyped, untyped
+    assert set(table["row_type"]) == {"trace", "outcome"}
