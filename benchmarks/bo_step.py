@@ -1,0 +1,186 @@
+"""Wall time of one Bayesian-optimisation step: our fully Bayesian GP-EI against GP peers.
+
+One step = ``tell`` the last result + ``ask`` the next point (hyperparameter fitting or sampling
+and acquisition optimisation), measured with ``n`` observations already told, for
+``n in {25, 100, 200}`` and ``d in {2, 10}``. Peers, when installed, run in the same process:
+Optuna's ``GPSampler`` (a MAP GP on PyTorch) and scikit-optimize's ``Optimizer`` with a GP.
+Also defines the ask/tell adapters that ``bo_quality.py`` reuses.
+
+    python benchmarks/bo_step.py [--repeats 5] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import statistics
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+
+from hpo.optimizers import make_optimizer
+from hpo.optimizers.base import Proposal
+from hpo.space import Real, Space
+
+
+class AskTell(Protocol):
+    """The minimal loop interface every implementation is wrapped into (unit-cube points)."""
+
+    def ask(self) -> np.ndarray: ...
+
+    def tell(self, u: np.ndarray, loss: float) -> None: ...
+
+    def observe(self, U: np.ndarray, losses: np.ndarray) -> None:
+        """Add results at points that were not asked (to set up a state with ``n`` results)."""
+
+
+def unit_space(d: int) -> Space:
+    return Space("unit", tuple(Real(f"x{i}", 0.0, 1.0) for i in range(d)))
+
+
+class Ours:
+    """``hpo.optimizers`` families (``gp``, ``rs``) behind :class:`AskTell`."""
+
+    def __init__(self, family: str, d: int, seed: int, budget: int = 1000) -> None:
+        self.opt = make_optimizer(family, unit_space(d), budget, np.random.default_rng(seed))
+        self._pending: Proposal | None = None
+
+    def ask(self) -> np.ndarray:
+        self._pending = self.opt.ask()
+        return self._pending.u
+
+    def tell(self, u: np.ndarray, loss: float) -> None:
+        proposal = self._pending if self._pending is not None else Proposal(u, len(self.opt.y) + 1)
+        self.opt.tell(proposal, loss)
+        self._pending = None
+
+    def observe(self, U: np.ndarray, losses: np.ndarray) -> None:
+        for u, loss in zip(U, losses, strict=True):
+            self.opt.tell(Proposal(u, len(self.opt.y) + 1), float(loss))
+
+
+class OptunaGP:
+    """Optuna's ``GPSampler`` with its defaults (10 random start-up trials)."""
+
+    def __init__(self, d: int, seed: int) -> None:
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        self.optuna = optuna
+        self.names = [f"x{i}" for i in range(d)]
+        self.dists = {name: optuna.distributions.FloatDistribution(0.0, 1.0) for name in self.names}
+        self.study = optuna.create_study(sampler=optuna.samplers.GPSampler(seed=seed))
+        self._trial = None
+
+    def ask(self) -> np.ndarray:
+        self._trial = self.study.ask(self.dists)
+        return np.array([self._trial.params[name] for name in self.names])
+
+    def tell(self, u: np.ndarray, loss: float) -> None:
+        self.study.tell(self._trial, loss)
+
+    def observe(self, U: np.ndarray, losses: np.ndarray) -> None:
+        for u, loss in zip(U, losses, strict=True):
+            params = dict(zip(self.names, map(float, u), strict=True))
+            trial = self.optuna.trial.create_trial(
+                params=params, distributions=self.dists, value=float(loss)
+            )
+            self.study.add_trial(trial)
+
+
+class SkoptGP:
+    """scikit-optimize's ``Optimizer`` with a GP surrogate and its defaults otherwise."""
+
+    def __init__(self, d: int, seed: int) -> None:
+        from skopt import Optimizer
+
+        self.opt = Optimizer([(0.0, 1.0)] * d, base_estimator="GP", random_state=seed)
+
+    def ask(self) -> np.ndarray:
+        return np.asarray(self.opt.ask(), dtype=float)
+
+    def tell(self, u: np.ndarray, loss: float) -> None:
+        self.opt.tell([float(v) for v in u], float(loss))
+
+    def observe(self, U: np.ndarray, losses: np.ndarray) -> None:
+        self.opt.tell([[float(v) for v in u] for u in U], [float(v) for v in losses])
+
+
+Factory = Callable[[int, int], AskTell]
+IMPLEMENTATIONS: dict[str, tuple[str | None, Factory]] = {
+    "ours-gp": (None, lambda d, seed: Ours("gp", d, seed)),
+    "optuna-gp": ("optuna", OptunaGP),
+    "skopt-gp": ("skopt", SkoptGP),
+}
+
+
+def available(names: list[str]) -> list[str]:
+    """The implementations whose package is installed; prints a note for the others."""
+    found = []
+    for name in names:
+        package = IMPLEMENTATIONS[name][0]
+        if package is None or importlib.util.find_spec(package) is not None:
+            found.append(name)
+        else:
+            print(f"note: {name} skipped ({package} not installed; pip install -e '.[baselines]')")
+    return found
+
+
+def objective(u: np.ndarray) -> float:
+    """A smooth multimodal test function on ``[0, 1]^d``."""
+    return float(np.sum((u - 0.3) ** 2) + 0.1 * np.sin(10.0 * u).sum())
+
+
+def step_times(name: str, n: int, d: int, repeats: int, seed: int = 0) -> list[float]:
+    """Seconds of ``repeats`` successive steps starting from ``n`` random observations."""
+    impl = IMPLEMENTATIONS[name][1](d, seed)
+    U = np.random.default_rng(seed).random((n, d))
+    impl.observe(U[:-1], np.array([objective(u) for u in U[:-1]]))
+    u = U[-1]
+    impl.ask()  # warm-up: our chain's one-off burn-in, lazy imports and compilation of peers
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        impl.tell(u, objective(u))
+        u = impl.ask()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--n", type=int, nargs="+", default=[25, 100, 200])
+    parser.add_argument("--d", type=int, nargs="+", default=[2, 10])
+    parser.add_argument("--impl", nargs="+", default=list(IMPLEMENTATIONS))
+    parser.add_argument("--json", help="write one record per (impl, n, d) to this file")
+    args = parser.parse_args()
+    names = available(args.impl)
+    records = []
+    print(f"{'n':>4} {'d':>3} " + " ".join(f"{name:>12}" for name in names) + "  ratios vs ours")
+    for d in args.d:
+        for n in args.n:
+            medians = {}
+            for name in names:
+                medians[name] = statistics.median(step_times(name, n, d, args.repeats))
+                records.append({"impl": name, "n": n, "d": d, "median_s": medians[name]})
+            ours = medians.get("ours-gp")
+            ratios = (
+                " ".join(
+                    f"{name}={medians[name] / ours:.2f}" for name in names if name != "ours-gp"
+                )
+                if ours
+                else ""
+            )
+            row = " ".join(f"{medians[name]:>11.3f}s" for name in names)
+            print(f"{n:>4} {d:>3} {row}  {ratios}", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(records, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
