@@ -1,0 +1,56 @@
+"""Command line: ``python -m analysis <results dir> [--out DIR] [--fig31-dataset NAME]``.
+
+Re-runs only the analysis on existing results (a sweep folder ``results/<experiment>/<profile>``
+or a consolidated folder) and writes the Chapter-3 report (``analysis.report``): ``report.md``,
+``tables/`` and ``figures/``, by default in ``<sweep folder>/report/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from analysis.load import default_report_dir
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m analysis", description=__doc__)
+    parser.add_argument(
+        "results",
+        help="sweep folder (with runs/ or consolidated/) or a folder holding outcomes.parquet",
+    )
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="report folder (default: <results>/report, "
+        "next to consolidated/ for a consolidated folder)",
+    )
+    parser.add_argument(
+        "--fig31-dataset",
+        default=None,
+        help="dataset of Fig 3.1 (default: the smoke profile's first dataset)",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the report; 0 on success, 2 (one line on stderr) when the results are not found."""
+    args = _parser().parse_args(argv)
+    from analysis.report import write_report
+
+    started = time.perf_counter()
+    try:
+        report = write_report(args.results, args.out, args.fig31_dataset)
+    except FileNotFoundError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    out = args.out or default_report_dir(args.results)
+    print(
+        f"report: {report} (tables/ and figures/ in {out}; {time.perf_counter() - started:.0f} s)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
