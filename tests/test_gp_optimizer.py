@@ -19,12 +19,13 @@ def _space(d: int) -> Space:
 
 
 def branin(u: np.ndarray) -> float:
+    """Branin on the unit square, divided by 100 (the O(1) scale Spearmint's priors expect)."""
     x1, x2 = 15.0 * u[0] - 5.0, 15.0 * u[1]
     b, c, t = 5.1 / (4 * np.pi**2), 5 / np.pi, 1 / (8 * np.pi)
-    return float((x2 - b * x1**2 + c * x1 - 6) ** 2 + 10 * (1 - t) * np.cos(x1) + 10)
+    return float((x2 - b * x1**2 + c * x1 - 6) ** 2 + 10 * (1 - t) * np.cos(x1) + 10) / 100
 
 
-BRANIN_MIN = 0.397887
+BRANIN_MIN = 0.00397887
 
 
 def _run(optimizer, objective, budget: int, pm_every_step: bool = False) -> list[np.ndarray]:
@@ -134,5 +135,5 @@ def test_beats_random_search_on_branin() -> None:
             opt = make_optimizer(family, _space(2), budget, np.random.default_rng(seed), **settings)
             _run(opt, branin, budget)
             regrets.append(min(opt.y) - BRANIN_MIN)
-    assert np.median(gp_regret) < 0.1
+    assert np.median(gp_regret) < 1e-3
     assert np.median(gp_regret) < np.median(rs_regret) / 5
