@@ -197,7 +197,7 @@ def figure_3_5(n_points: int = 20, noise_sd: float = 0.1, seed: int = 0) -> Figu
     x_true = grid[np.argmin(synthetic_function(grid))]
     best = int(np.argmin(y))
 
-    figure = Figure(figsize=(6.5, 4), layout="constrained")
+    figure = Figure(figsize=(9, 4), layout="constrained")
     ax = figure.add_subplot()
     ax.plot(grid, synthetic_function(grid), "--", color="grey", label="true function")
     ax.plot(x, y, "o", color="tab:green", ms=5, label="noisy observations")
@@ -212,6 +212,6 @@ def figure_3_5(n_points: int = 20, noise_sd: float = 0.1, seed: int = 0) -> Figu
     ax.set_xlabel("x")
     ax.set_ylabel("f(x)")
     ax.set_title(f"f(x) = sin(3x) + 0.3x², {n_points} points, noise sd {noise_sd}, seed {seed}")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(alpha=0.3)
     return figure

@@ -57,7 +57,9 @@ class Inputs:
         self.tables = load.score_tables(self.errors)
         self.experiments, self.dropped = {}, {}
         for key, scores in load.thesis_experiment_tables(self.tables).items():
-            self.experiments[key], self.dropped[key] = load.complete(scores)
+            kept, self.dropped[key] = load.complete(scores)
+            if len(kept):
+                self.experiments[key] = kept
         self.sizes = load.dataset_sizes(sorted(self.outcomes["dataset"].unique()))
 
 
