@@ -115,6 +115,7 @@ def test_score_tables_average_the_final_iteration_over_repetitions(sweep: Path) 
 
 def test_sweep_runs_are_merged_in_memory_like_the_consolidated_file(tmp_path: Path) -> None:
     frame = outcome_rows()
+    frame = frame[frame["dataset"].isin(DATASETS[:2]) & (frame["protocol"] == "holdout")]
     for (part, dataset, run_id), rows in frame.groupby(["part", "dataset", "run_id"]):
         path = tmp_path / "runs" / part / dataset / f"{run_id.replace(':', '_')}.parquet"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -192,18 +193,21 @@ def test_figures_exist_as_png_and_pdf(report: Path) -> None:
         assert (figures / link).is_file()
 
 
-def test_missing_methods_and_runs_degrade_gracefully(tmp_path: Path) -> None:
+def test_missing_methods_runs_and_protocols_degrade_gracefully(tmp_path: Path) -> None:
     frame = outcome_rows(drop_methods=("cma-r", "gp-pm-r"))
     lost_run = (frame["method"] == "gp") & (frame["dataset"] == "iris") & (frame["part"] == "main")
-    folder = write_consolidated(tmp_path / "consolidated", frame[~lost_run])
+    kept = frame[~lost_run & (frame["protocol"] == "holdout")]  # and no 5-fold runs at all
+    folder = write_consolidated(tmp_path / "consolidated", kept)
     assert main([str(folder), "--out", str(tmp_path / "out")]) == 0
     text = (tmp_path / "out" / "report.md").read_text()
     claims = pd.read_csv(tmp_path / "out" / "tables" / "claims.csv", index_col=0)
-    assert claims.loc["C3.6", "status"] == "not evaluated"  # needs cma-r
+    assert claims.loc["C3.1", "status"] != "not evaluated"  # hold-out gp vs gp-r: all there
+    assert claims.loc["C3.2", "status"] == "not evaluated"  # needs 5-fold
     assert claims.loc["C3.15", "status"] == "not evaluated"  # needs gp-pm-r
     assert "| cma-r | missing |" in text
+    assert "No 5-fold results for this experiment." in text
     assert "left out iris" in text  # gp has no run on iris: the dataset leaves the main tables
-    summary = pd.read_csv(tmp_path / "out" / "tables" / "summary_main_cv5.csv", index_col=0)
+    summary = pd.read_csv(tmp_path / "out" / "tables" / "summary_main_holdout.csv", index_col=0)
     assert summary["ours_rank"].notna().sum() == len(PARTS["main"]) - 1
 
 
