@@ -117,7 +117,7 @@ def figure_3_4(bin_ranks: Mapping[str, pd.DataFrame], bin_counts: pd.Series) -> 
     """
     figure = Figure(figsize=(10, 4), layout="constrained")
     axes = figure.subplots(1, 2, sharey=True, squeeze=False)[0]
-    labels = [f"{b}\n({n} datasets)" for b, n in bin_counts.items()]
+    labels = [f"{b}\n(n = {n})" for b, n in bin_counts.items()]
     for ax, protocol in zip(axes, ("holdout", "cv5"), strict=True):
         ax.set_title(PROTOCOL_LABELS[protocol])
         table = bin_ranks.get(protocol)

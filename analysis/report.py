@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 from analysis import cd_diagram, claims, figures, load, stats, thesis
 
@@ -51,6 +52,7 @@ class Inputs:
     experiments: dict[load.ScoreKey, pd.DataFrame] = field(init=False)
     dropped: dict[load.ScoreKey, list[str]] = field(init=False)
     sizes: pd.Series = field(init=False)
+    gp_curves: pd.DataFrame = field(init=False)
 
     def __post_init__(self) -> None:
         self.errors = load.per_dataset_errors(self.outcomes)
@@ -61,6 +63,7 @@ class Inputs:
             if len(kept):
                 self.experiments[key] = kept
         self.sizes = load.dataset_sizes(sorted(self.outcomes["dataset"].unique()))
+        self.gp_curves = load.gp_holdout_curves(self.outcomes)
 
 
 # ------------------------------------------------------------------------------ table output
@@ -232,10 +235,8 @@ def _source_note(inputs: Inputs, key: load.ScoreKey) -> str:
 
 def claims_frame(inputs: Inputs) -> pd.DataFrame:
     """``analysis.claims.claims_table`` on our tables, sizes and gp hold-out curves."""
-    curves = load.gp_holdout_curves(inputs.outcomes)
-    return claims.claims_table(
-        inputs.experiments, inputs.sizes, curves if not curves.empty else None
-    )
+    curves = inputs.gp_curves if not inputs.gp_curves.empty else None
+    return claims.claims_table(inputs.experiments, inputs.sizes, curves)
 
 
 def _statistic_cell(statistic: float, p_value: float) -> str:
@@ -388,8 +389,8 @@ class FigureSet:
     out_dir: Path
     markdown: list[str] = field(default_factory=list)
 
-    def add(self, figure: object, name: str, caption: str) -> None:
-        figures.save(figure, self.out_dir / "figures", name)  # type: ignore[arg-type]
+    def add(self, figure: Figure, name: str, caption: str) -> None:
+        figures.save(figure, self.out_dir / "figures", name)
         self.markdown.append(
             f"![{name}](figures/{name}.png)\n\n*{caption}* ([PDF](figures/{name}.pdf))\n"
         )
@@ -426,8 +427,7 @@ def _size_bin_tables(inputs: Inputs) -> tuple[dict[str, pd.DataFrame], pd.Series
 def fig31_dataset(inputs: Inputs, requested: str | None) -> str | None:
     """The Fig 3.1 dataset: ``requested``, else the smoke profile's first dataset, else the
     first dataset (alphabetically) with gp hold-out results."""
-    curves = load.gp_holdout_curves(inputs.outcomes)
-    available = sorted(curves["dataset"].unique())
+    available = sorted(inputs.gp_curves["dataset"].unique())
     if requested is not None:
         return requested
     smoke_first = _smoke_first_dataset()
@@ -463,18 +463,7 @@ def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None
         "Fig 3.4 (ours): average rank (among all Table 3.1 methods present) per |D_TVS| bin "
         "(thesis bins 1–133–455–1403–1e5).",
     )
-    dataset = fig31_dataset(inputs, requested_dataset)
-    if dataset is not None:
-        curves = load.gp_holdout_curves(inputs.outcomes)
-        curve = curves[curves["dataset"] == dataset]
-        reps = _repetitions(inputs.outcomes, "gp", "holdout", dataset)
-        figure_set.add(
-            figures.figure_3_1(curve, dataset, reps),
-            "fig3_1_overfitting",
-            f"Fig 3.1 (ours): gp with hold-out on **{dataset}** (the thesis does not name its "
-            "dataset, spec §7.14): validation error of the incumbent and test error of the "
-            f"incumbent retrained on D_TVS, mean over {reps} repetitions.",
-        )
+    _add_figure_3_1(figure_set, inputs, fig31_dataset(inputs, requested_dataset))
     figure_set.add(
         figures.figure_3_5(),
         "fig3_5_posterior_mean",
@@ -493,14 +482,19 @@ def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None
     )
 
 
-def _repetitions(outcomes: pd.DataFrame, method: str, protocol: str, dataset: str) -> int:
-    rows = outcomes[
-        (outcomes["method"] == method)
-        & (outcomes["protocol"] == protocol)
-        & (outcomes["dataset"] == dataset)
-        & (outcomes["part"] == "main")
-    ]
-    return int(rows["repetition"].nunique())
+def _add_figure_3_1(figure_set: FigureSet, inputs: Inputs, dataset: str | None) -> None:
+    if dataset is None:
+        return
+    curve = inputs.gp_curves[inputs.gp_curves["dataset"] == dataset]
+    key = ("holdout", "main", dataset, "gp")
+    reps = int(inputs.errors["repetitions"].get(key, 0))
+    figure_set.add(
+        figures.figure_3_1(curve, dataset, reps),
+        "fig3_1_overfitting",
+        f"Fig 3.1 (ours): gp with hold-out on **{dataset}** (the thesis does not name its "
+        "dataset, spec §7.14): validation error of the incumbent and test error of the "
+        f"incumbent retrained on D_TVS, mean over {reps} repetitions.",
+    )
 
 
 def cd_diagrams(inputs: Inputs, out_dir: Path) -> list[str]:
