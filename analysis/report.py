@@ -60,7 +60,7 @@ class Inputs:
         self.experiments, self.dropped = {}, {}
         for key, scores in load.thesis_experiment_tables(self.tables).items():
             kept, self.dropped[key] = load.complete(scores)
-            if len(kept):
+            if len(kept) and kept.shape[1] >= 2:
                 self.experiments[key] = kept
         self.sizes = load.dataset_sizes(sorted(self.outcomes["dataset"].unique()))
         self.gp_curves = load.gp_holdout_curves(self.outcomes)
@@ -389,11 +389,16 @@ class FigureSet:
     out_dir: Path
     markdown: list[str] = field(default_factory=list)
 
-    def add(self, figure: Figure, name: str, caption: str) -> None:
+    def add(
+        self, figure: Figure, name: str, caption: str, data: dict[str, pd.DataFrame] | None = None
+    ) -> None:
+        """Save ``figure``; ``data`` (plotted numbers, per protocol) goes to ``tables/``."""
         figures.save(figure, self.out_dir / "figures", name)
-        self.markdown.append(
-            f"![{name}](figures/{name}.png)\n\n*{caption}* ([PDF](figures/{name}.pdf))\n"
-        )
+        links = [f"[PDF](figures/{name}.pdf)"]
+        for label, frame in (data or {}).items():
+            frame.to_csv(_tables_dir(self.out_dir) / f"{name}_{label}.csv")
+            links.append(f"[data {label}](tables/{name}_{label}.csv)")
+        self.markdown.append(f"![{name}](figures/{name}.png)\n\n*{caption}* ({', '.join(links)})\n")
 
 
 def _curve_tables(inputs: Inputs) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame]]:
@@ -455,6 +460,10 @@ def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None
         "Fig 3.3 (ours): mean test error (top) and average rank (bottom) vs function evaluations; "
         "ranks among all Table 3.1 methods present, at t = 6k and the last t (spec §3.7, §7.13). "
         "Colour = base optimiser, dashed = reshuffled (-r).",
+        {
+            **{f"error_{p}": e for p, e in errors.items()},
+            **{f"rank_{p}": r for p, r in ranks.items()},
+        },
     )
     bin_ranks, counts = _size_bin_tables(inputs)
     figure_set.add(
@@ -462,6 +471,7 @@ def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None
         "fig3_4_rank_by_size",
         "Fig 3.4 (ours): average rank (among all Table 3.1 methods present) per |D_TVS| bin "
         "(thesis bins 1–133–455–1403–1e5).",
+        bin_ranks,
     )
     _add_figure_3_1(figure_set, inputs, fig31_dataset(inputs, requested_dataset))
     figure_set.add(
