@@ -1,36 +1,63 @@
-"""Entry point: one run (``python run.py optimizer=gp_r dataset=adult protocol=cv5``) or a Hydra
-multirun (``-m``). Composes the config and hands a plain RunSpec to the library."""
+"""Entry point. One run::
+
+    python run.py optimizer=gp_r dataset=adult protocol=cv5 seed=0
+
+or one shard of an experiment's sweep per Hydra job, many runs per job (a Hydra job per run does
+not scale to 10^5 runs); the launcher decides where jobs run (joblib locally, SLURM on a cluster)::
+
+    python run.py -m experiment=chapter3 profile=medium n_shards=8 'shard=range(0,8)' \\
+        hydra/launcher=joblib
+
+The entry point only composes the config and hands plain objects to the library.
+"""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import hydra
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from experiments.config import UsageError, check_overrides, spec_from_config
+from experiments.results import run_filename
 from experiments.single import run_and_save, summarize
 from hpo.datasets import DatasetError
+
+
+def _single_run(cfg: DictConfig) -> None:
+    spec = spec_from_config(OmegaConf.to_container(cfg, resolve=True))
+    path = Path(cfg.results_dir) / run_filename(spec)
+    existed = path.exists()
+    run_and_save(spec, path, cfg.data_dir)
+    if existed:
+        print(f"already finished, not run again (results are never overwritten): {path}")
+    print(summarize(path).to_string(index=False))
+    print(f"results: {path}")
+
+
+def _sweep_shard(cfg: DictConfig) -> None:
+    from experiments.sweep import plan, run_sweep
+
+    if not 0 <= cfg.shard < cfg.n_shards:
+        raise UsageError(f"shard must be in [0, {cfg.n_shards}), got {cfg.shard}")
+    name = HydraConfig.get().runtime.choices["experiment"]  # the config file's name
+    runs = plan(name, cfg.profile, data_dir=cfg.data_dir)[cfg.shard :: cfg.n_shards]
+    counts = run_sweep(runs, n_jobs=1, data_dir=cfg.data_dir, progress=False)
+    print(f"{name}/{cfg.profile} shard {cfg.shard}/{cfg.n_shards}: {counts}")
 
 
 @hydra.main(config_path="conf", config_name="config", version_base=None)
 def main(cfg: DictConfig) -> None:
     try:
-        spec = spec_from_config(OmegaConf.to_container(cfg, resolve=True))
-        existed = False
-        from pathlib import Path
-
-        from experiments.results import run_filename
-
-        existed = (Path(cfg.results_dir) / run_filename(spec)).exists()
-        path = run_and_save(spec, cfg.results_dir, cfg.data_dir)
+        if cfg.get("experiment"):
+            _sweep_shard(cfg)
+        else:
+            _single_run(cfg)
     except (UsageError, DatasetError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
-    if existed:
-        print(f"already finished, not run again (results are never overwritten): {path}")
-    print(summarize(path).to_string(index=False))
-    print(f"results: {path}")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from hpo.learners import FitGuard
 from hpo.protocol import ProtocolSettings
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
-CONFIG_GROUPS = ("optimizer", "protocol", "space")
+CONFIG_GROUPS = ("optimizer", "protocol", "space", "experiment")
 TOP_LEVEL_KEYS = (
     "dataset",
     "budget",
@@ -23,6 +23,9 @@ TOP_LEVEL_KEYS = (
     "results_dir",
     "curves",
     "pm_domain",
+    "profile",
+    "shard",
+    "n_shards",
 )
 NESTED_PREFIXES = ("fit_guard.", "optimizer.", "protocol.", "space.", "hydra.", "hydra/")
 PM_DOMAINS = ("space", "observed")

@@ -7,22 +7,24 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.results import assemble, read_run, run_filename, write_atomic
+from experiments.results import assemble, read_run, write_atomic
 from experiments.runner import RunSpec, execute_run
 from hpo.datasets import Dataset
 
 
 def run_and_save(
-    spec: RunSpec, results_dir: Path, data_dir: str | None = None, data: Dataset | None = None
+    spec: RunSpec, path: Path, data_dir: str | None = None, data: Dataset | None = None
 ) -> Path:
-    """Execute ``spec`` unless its results file exists; return the file's path."""
-    path = Path(results_dir) / run_filename(spec)
+    """Execute ``spec`` and write its results to ``path``, unless that file exists."""
     if path.exists():
         return path
     started = time.perf_counter()
     trace, outcomes = execute_run(spec, data=data, data_dir=data_dir)
     table = assemble(spec, trace, outcomes, time.perf_counter() - started)
-    return write_atomic(table, path, spec)
+    try:
+        return write_atomic(table, path, spec)
+    except FileExistsError:  # another worker finished the same run first: same results
+        return path
 
 
 def summarize(path: Path) -> pd.DataFrame:

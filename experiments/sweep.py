@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import resource
+import socket
 import sys
 import time
 import traceback
@@ -43,9 +44,10 @@ from experiments.runner import RunSpec
 from hpo.datasets import Dataset, dataset_names, load_dataset, resolve_name, uci121_dir
 from hpo.datasets import unknown_choice_message as _unknown
 
-RESULTS_ROOT = Path("results")
+RESULTS_ROOT = Path(os.environ.get("HPO_RESULTS_ROOT", "results"))
 FAILED_SUFFIX = ".failed.json"
 RUNNING_SUFFIX = ".running"
+_SHARED_SETTINGS = ("space", "budget", "seed", "fit_guard", "curves", "pm_domain")
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,7 @@ def experiment_choices() -> list[str]:
 
 def load_experiment(name: str) -> dict[str, Any]:
     """The experiment's YAML as a dict (raises :class:`UsageError` naming the valid choices)."""
-    path = CONF_DIR / "experiment" / f"{name}.yaml"
+    path = Path(name) if name.endswith(".yaml") else CONF_DIR / "experiment" / f"{name}.yaml"
     if not path.is_file():
         raise UsageError(_unknown("experiment", name, experiment_choices()))
     return yaml.safe_load(path.read_text())
@@ -102,19 +104,20 @@ def _resolve_datasets(entry: str | Sequence[str], data_dir: str | None) -> list[
 
 
 def plan(
-    experiment: str, profile: str, results_root: Path = RESULTS_ROOT, data_dir: str | None = None
+    experiment: str,
+    profile: str | None = None,
+    results_root: Path = RESULTS_ROOT,
+    data_dir: str | None = None,
 ) -> list[PlannedRun]:
-    """Every run of ``experiment``/``profile``, in a stable order, shared runs merged."""
+    """Every run of ``experiment``/``profile`` (default: its first profile), in a stable order,
+    shared runs merged."""
     config = load_experiment(experiment)
     profiles = config["profiles"]
+    profile = profile or next(iter(profiles))
     if profile not in profiles:
         raise UsageError(_unknown("profile", profile, profiles))
-    base = {
-        k: v
-        for k, v in config.items()
-        if k in ("space", "budget", "seed", "fit_guard", "curves", "pm_domain")
-    }
-    runs_dir = Path(results_root) / experiment / profile / "runs"
+    base = {k: v for k, v in config.items() if k in _SHARED_SETTINGS}
+    runs_dir = Path(results_root) / config.get("name", experiment) / profile / "runs"
     planned: list[PlannedRun] = []
     for part, part_config in profiles[profile]["parts"].items():
         settings = {**base, **part_config}
@@ -195,11 +198,13 @@ def execute(
         return "skipped", 0.0
     run.path.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    _write_json_atomic(run.marker_path, {"pid": os.getpid(), "started": time.time()})
+    _write_json_atomic(
+        run.marker_path, {"host": socket.gethostname(), "pid": os.getpid(), "started": time.time()}
+    )
     try:
         limit_memory(max_memory_gb)
         data = _dataset(run.spec.dataset, data_dir)
-        run_and_save(run.spec, run.path.parents[1], data=data)
+        run_and_save(run.spec, run.path, data=data)
     except Exception as err:  # noqa: BLE001 - every error of a run is recorded, not raised
         _write_json_atomic(
             run.failure_path,
@@ -218,11 +223,29 @@ def execute(
     return status, time.perf_counter() - started
 
 
+def _worker_alive(marker: Path) -> bool:
+    """Whether the process that left ``marker`` still runs (markers from other hosts: assumed)."""
+    try:
+        record = json.loads(marker.read_text())
+    except (OSError, ValueError):
+        return False
+    if record.get("host") != socket.gethostname():
+        return True
+    try:
+        os.kill(int(record["pid"]), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _record_dead_workers(runs: Sequence[PlannedRun]) -> int:
     """Turn the markers of runs whose worker died into failure records; returns how many."""
     dead = 0
     for run in runs:
-        if run.marker_path.exists() and not run.path.exists():
+        marker = run.marker_path
+        if marker.exists() and not run.path.exists() and not _worker_alive(marker):
             _write_json_atomic(
                 run.failure_path,
                 {"run": str(run.path), "error": "worker died during the run (out of memory?)"},
@@ -339,7 +362,7 @@ def _main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("command", choices=["run", "status", "consolidate", "plan"])
     parser.add_argument("experiment")
-    parser.add_argument("--profile", default="smoke")
+    parser.add_argument("--profile", default=None, help="default: the experiment's first")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1 = all cores)")
     parser.add_argument("--shard", type=int, default=0)
     parser.add_argument("--n-shards", type=int, default=1)
@@ -364,7 +387,7 @@ def _main(argv: list[str] | None = None) -> int:
             frame = status(runs)
             _print_status(frame)
             return 1 if (frame["state"] == "failed").any() else 0
-        out = args.results_root / args.experiment / args.profile / "consolidated"
+        out = runs[0].path.parents[3] / "consolidated" if runs else args.results_root
         for row_type, path in consolidate(runs, out).items():
             print(f"{row_type}s: {path}")
         return 0
@@ -374,4 +397,7 @@ def _main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(_main())
+    # Workers unpickle functions by module name: use the importable module, not ``__main__``.
+    from experiments import sweep
+
+    sys.exit(sweep._main())
