@@ -100,3 +100,22 @@ def test_chunked_evaluation_equals_single_chunk() -> None:
     whole = acquisition._values(Xs)
     acquisition.chunk = 37
     np.testing.assert_allclose(acquisition(Xs), whole, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("d", [2, 6])
+def test_pruned_top_k_equals_exhaustive_top_k(d: int) -> None:
+    rng = np.random.default_rng(d)
+    X = rng.random((90, d))
+    y = np.sin(5 * X).sum(axis=1) + 0.01 * rng.standard_normal(90)
+    hypers = Hypers(
+        mean=np.full(5, y.mean()),
+        amp2=rng.uniform(0.5, 2.0, 5),
+        noise=np.full(5, 1e-4),
+        ls=rng.uniform(0.1, 0.6, (5, d)),
+    )
+    acquisition = ExpectedImprovement(GPPosterior(make_kernel("matern52"), X, y, hypers), y.min())
+    Xs = rng.random((6000, d))
+    top, values = acquisition.top_k(Xs, 20)
+    full = acquisition(Xs)
+    np.testing.assert_array_equal(top, np.argsort(-full, kind="stable")[:20])
+    np.testing.assert_allclose(values, full[top], rtol=1e-10)

@@ -105,18 +105,18 @@ class GridLBFGS(AcquisitionOptimizer):
         rng: np.random.Generator,
     ) -> np.ndarray:
         cand = self.candidates(observed, incumbent, rng)
-        scores = acquisition(cand)
-        k = min(self.n_refine, len(cand))
-        top = np.argsort(-scores, kind="stable")[:k]
-        refined = refine_lbfgsb(acquisition, cand[top])
-        points = np.concatenate([cand, refined])
-        values = np.concatenate([scores, acquisition(refined)])
+        top, top_values = acquisition.top_k(cand, max(1, min(self.n_refine, len(cand))))
+        refined = refine_lbfgsb(acquisition, cand[top[: self.n_refine]])
+        points = np.concatenate([cand[top], refined])
+        values = np.concatenate([top_values, acquisition(refined)])
         return points[int(np.argmax(values))]
 
 
 def refine_lbfgsb(acquisition: Acquisition, starts: np.ndarray) -> np.ndarray:
     """Local maximisation of ``acquisition`` from each of ``starts (k, d)`` in ``[0, 1]^d``."""
     shape = starts.shape
+    if starts.size == 0:
+        return starts
 
     def negative(flat: np.ndarray) -> tuple[float, np.ndarray]:
         value, grad = acquisition.value_and_grad(flat.reshape(shape))

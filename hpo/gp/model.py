@@ -86,8 +86,8 @@ class GPPosterior:
         self._chol = np.linalg.cholesky(cov)  # (S, n, n)
         self._resid = self.y[None, :] - hypers.mean[:, None]  # (S, n)
         eye = np.broadcast_to(np.eye(self.X.shape[0]), cov.shape)
-        chol_inv = sla.solve_triangular(self._chol, eye, lower=True, check_finite=False)
-        self._cov_inv = chol_inv.transpose(0, 2, 1) @ chol_inv  # (S, n, n)
+        self.chol_inv = sla.solve_triangular(self._chol, eye, lower=True, check_finite=False)
+        self._cov_inv = self.chol_inv.transpose(0, 2, 1) @ self.chol_inv  # (S, n, n)
         self._alpha = np.einsum("sij,sj->si", self._cov_inv, self._resid)  # (S, n)
         self.prior_var = hypers.amp2 * (1.0 + JITTER)  # latent variance at any x, (S,)
 
@@ -98,6 +98,16 @@ class GPPosterior:
     def cross_corr(self, Xs: np.ndarray) -> np.ndarray:
         """Correlations between the training inputs and ``Xs (m, d)``: ``(S, n, m)``."""
         return self.kernel(self.hypers.ls, self.X, Xs)
+
+    def mean_from_corr(self, corr: np.ndarray) -> np.ndarray:
+        """Latent mean ``(S, m)`` from cross-correlations ``corr (S, n, m)``."""
+        amp2 = self.hypers.amp2[:, None]
+        return self.hypers.mean[:, None] + amp2 * np.einsum("snm,sn->sm", corr, self._alpha)
+
+    def var_from_corr(self, corr: np.ndarray) -> np.ndarray:
+        """Latent variance ``(S, m)`` from cross-correlations ``corr (S, n, m)``."""
+        quad = np.einsum("snm,snm->sm", self._cov_inv @ corr, corr)
+        return np.maximum(self.prior_var[:, None] - self.hypers.amp2[:, None] ** 2 * quad, 0.0)
 
     def mean_var(self, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Latent posterior mean and variance (no noise) at ``Xs (m, d)``: two ``(S, m)`` arrays."""
@@ -111,14 +121,8 @@ class GPPosterior:
     def _predict(
         self, Xs: np.ndarray, with_var: bool
     ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
-        amp2 = self.hypers.amp2[:, None]
         corr = self.cross_corr(Xs)  # (S, n, m)
-        mean = self.hypers.mean[:, None] + amp2 * np.einsum("snm,sn->sm", corr, self._alpha)
-        if not with_var:
-            return mean, None, corr
-        quad = np.einsum("snm,snm->sm", self._cov_inv @ corr, corr)
-        var = self.prior_var[:, None] - amp2**2 * quad
-        return mean, np.maximum(var, 0.0), corr
+        return self.mean_from_corr(corr), self.var_from_corr(corr) if with_var else None, corr
 
     def mean_var_grad(
         self, Xs: np.ndarray
