@@ -9,6 +9,7 @@ test-error-versus-iteration curves of every rule for free.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -87,6 +88,15 @@ class _TraceRow:
     optimizer_seconds: float
 
 
+@dataclass(frozen=True)
+class _Validation:
+    valid_loss: float
+    selection_loss: float
+    n_fits: int
+    fit_limit_hits: int
+    fit_seconds: float
+
+
 class _Evaluator:
     """Scores configurations on the folds of a batch and tests final models (cached)."""
 
@@ -106,6 +116,7 @@ class _Evaluator:
             spec.repetition,
         )
         self._test_cache: dict[tuple, tuple[float, bool, float]] = {}
+        self._valid_cache: dict[tuple, _Validation] = {}
 
     def _fit(self, config: Mapping[str, Any], train: np.ndarray, evals: list[np.ndarray]):
         return fit_and_score(
@@ -118,18 +129,28 @@ class _Evaluator:
             seed=seeding.int_seed(seeding.seed_sequence(self.spec.seed, "learner")),
         )
 
-    def validate(self, config: Mapping[str, Any], batch: int) -> tuple[float, float, int, float]:
-        """(validation loss, selection loss or NaN, fit-limit hits, fit seconds), fold means."""
+    def validate(self, config: Mapping[str, Any], batch: int) -> _Validation:
+        """Fold means of the validation and selection losses of ``config`` on ``batch``'s folds.
+
+        Fits are deterministic, so a configuration already scored on the same folds (a repeated
+        grid point, CMA-ES offspring clipped to the same corner) is not fitted again.
+        """
+        key = (tuple(sorted(config.items())), self.splits.split_key(batch))
+        if key in self._valid_cache:
+            return dataclasses.replace(self._valid_cache[key], n_fits=0, fit_seconds=0.0)
         selection = self.splits.selection
         valid, sel, hits, seconds = [], [], 0, 0.0
-        for fold in self.splits.folds(batch):
+        folds = self.splits.folds(batch)
+        for fold in folds:
             outcome = self._fit(config, fold.train, [fold.valid, selection])
             valid.append(outcome.errors[0])
             sel.append(outcome.errors[1])
             hits += outcome.hit_limit
             seconds += outcome.fit_seconds
         selection_loss = float(np.mean(sel)) if len(selection) else float("nan")
-        return float(np.mean(valid)), selection_loss, hits, seconds
+        result = _Validation(float(np.mean(valid)), selection_loss, len(folds), hits, seconds)
+        self._valid_cache[key] = result
+        return result
 
     def test(self, config: Mapping[str, Any]) -> tuple[float, bool, float]:
         """(test error, fit-limit hit, fit seconds) of ``config`` retrained on all of D_TVS."""
@@ -171,9 +192,9 @@ def execute_run(
             break
         ask_seconds = time.perf_counter() - started
         config = space.decode(proposal.u)
-        valid, sel, hits, fit_seconds = evaluator.validate(config, proposal.batch)
+        scored = evaluator.validate(config, proposal.batch)
         started = time.perf_counter()
-        optimizer.tell(proposal, valid)
+        optimizer.tell(proposal, scored.valid_loss)
         tell_seconds = time.perf_counter() - started
         trace.append(
             _TraceRow(
@@ -181,11 +202,11 @@ def execute_run(
                 proposal.batch,
                 np.asarray(proposal.u),
                 config,
-                valid,
-                sel,
-                len(evaluator.splits.folds(proposal.batch)),
-                hits,
-                fit_seconds,
+                scored.valid_loss,
+                scored.selection_loss,
+                scored.n_fits,
+                scored.fit_limit_hits,
+                scored.fit_seconds,
                 ask_seconds + tell_seconds,
             )
         )

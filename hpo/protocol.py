@@ -215,12 +215,16 @@ class RepetitionSplits:
         """D_TV = D_TVS minus D_S: what hold-out / k-fold validation splits."""
         return self._selection[1]
 
+    def split_key(self, batch: int) -> int:
+        """Batches with the same key share their folds (all of them, without reshuffling)."""
+        return batch if self.settings.reshuffle else 0
+
     def folds(self, batch: int) -> list[Fold]:
         """The training/validation folds for ``batch`` (one fold for hold-out).
 
         Without reshuffling every batch gets the same folds.
         """
-        key = batch if self.settings.reshuffle else 0
+        key = self.split_key(batch)
         if key not in self._folds_cache:
             self._folds_cache[key] = self._make_folds(key)
         return self._folds_cache[key]
