@@ -135,12 +135,11 @@ def objective(u: np.ndarray) -> float:
 
 
 def step_times(name: str, n: int, d: int, repeats: int, seed: int = 0) -> list[float]:
-    """Seconds of ``repeats`` successive steps starting from ``n`` random observations."""
+    """Seconds of ``repeats`` successive steps, the first one telling the ``n``-th result."""
     impl = IMPLEMENTATIONS[name][1](d, seed)
-    U = np.random.default_rng(seed).random((n, d))
-    impl.observe(U[:-1], np.array([objective(u) for u in U[:-1]]))
-    u = U[-1]
-    impl.ask()  # warm-up: our chain's one-off burn-in, lazy imports and compilation of peers
+    U = np.random.default_rng(seed).random((n - 1, d))
+    impl.observe(U, np.array([objective(u) for u in U]))
+    u = impl.ask()  # warm-up: our chain's one-off burn-in, lazy imports and set-up of peers
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
