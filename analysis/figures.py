@@ -137,7 +137,11 @@ def figure_3_4(bin_ranks: Mapping[str, pd.DataFrame], bin_counts: pd.Series) -> 
 
 
 def figure_3_1(curve: pd.DataFrame, dataset: str, repetitions: int) -> Figure:
-    """Fig 3.1: ``gp``, hold-out, one dataset; columns iteration, valid_error, test_error (%)."""
+    """Fig 3.1: ``gp``, hold-out, one dataset; columns iteration, valid_error, test_error (%).
+
+    The y axis spans the errors after the first tenth of the run, so that the first, poor
+    incumbents do not hide the gap between validation and test error.
+    """
     figure = Figure(figsize=(6, 4), layout="constrained")
     ax = figure.add_subplot()
     if curve.empty:
@@ -145,6 +149,10 @@ def figure_3_1(curve: pd.DataFrame, dataset: str, repetitions: int) -> Figure:
     else:
         ax.step(curve["iteration"], curve["valid_error"], where="post", label="validation error")
         ax.step(curve["iteration"], curve["test_error"], where="post", label="test error")
+        tail = curve[curve["iteration"] > curve["iteration"].max() / 10]
+        low, high = tail[["valid_error", "test_error"]].stack().agg(["min", "max"])
+        pad = max(0.5, 0.25 * (high - low))
+        ax.set_ylim(max(0.0, low - pad), high + pad)
         ax.legend()
     ax.set_title(f"gp, hold-out, {dataset} (mean over {repetitions} repetitions)")
     ax.set_xlabel("number of function evaluations")

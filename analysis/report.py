@@ -555,7 +555,7 @@ def appendix_b_section(inputs: Inputs, write: TableWriter) -> str:
         "mean on the dataset; – = no finished run. All methods of each part are shown. The "
         "thesis's Appendix B is not available to us, so there is no thesis column here.\n",
     ]
-    for protocol, part in sorted(inputs.tables):
+    for protocol, part in sorted(inputs.tables, key=lambda k: (load.PROTOCOLS.index(k[0]), k[1])):
         caption = f"Per-dataset test error (%), {load.PROTOCOL_LABELS[protocol]}, part {part}"
         parts.append(f"### {caption}\n")
         parts.append(
