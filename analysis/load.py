@@ -98,7 +98,8 @@ def load_outcomes(folder: str | Path) -> pd.DataFrame:
         )
     if "part" not in frame.columns:
         frame["part"] = "main"
-    return frame.astype({"iteration": "int64", "repetition": "int64"}).reset_index(drop=True)
+    types = {"iteration": "int64", "repetition": "int64", "part": "string"}
+    return frame.astype(types).reset_index(drop=True)
 
 
 def default_report_dir(folder: str | Path) -> Path:
