@@ -1,0 +1,44 @@
+"""``make reproduce-chapter3 PROFILE=smoke|medium|paper``: sweep, consolidate, report.
+
+The sweep resumes (finished runs are skipped), so the same command picks up where an interrupted
+reproduction stopped; the report is regenerated from everything finished. The report goes to
+``results/<experiment>/<profile>/report/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from experiments.config import UsageError
+from experiments.sweep import RESULTS_ROOT, consolidate, plan, run_sweep
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m experiments.reproduce", description=__doc__)
+    parser.add_argument("experiment", choices=["chapter3"])
+    parser.add_argument("--profile", default="smoke")
+    parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1 = all cores)")
+    parser.add_argument("--data-dir", default=None)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    try:
+        runs = plan(args.experiment, args.profile, RESULTS_ROOT, args.data_dir)
+    except UsageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"{args.experiment}/{args.profile}: {len(runs)} runs")
+    counts = run_sweep(runs, n_jobs=args.jobs, data_dir=args.data_dir)
+    sweep_dir = RESULTS_ROOT / args.experiment / args.profile
+    consolidate(runs, sweep_dir / "consolidated")
+    from analysis.report import write_report
+
+    report = write_report(str(sweep_dir), None, None)
+    minutes = (time.perf_counter() - started) / 60
+    print(f"runs: {counts}; report: {report}; {minutes:.1f} min")
+    return 1 if counts["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
