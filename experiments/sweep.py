@@ -267,6 +267,8 @@ def run_sweep(
     from joblib.externals.loky.process_executor import TerminatedWorkerError
     from tqdm.auto import tqdm
 
+    if n_jobs != 1:  # one process per core: the GP engine must not start threads of its own
+        os.environ.setdefault("HPO_GP_THREADS", "1")
     _record_dead_workers(runs)  # markers left by a sweep that was killed
     pending = [run for run in runs if not run.path.exists()]
     counts = {"done": 0, "failed": 0, "skipped": len(runs) - len(pending)}
