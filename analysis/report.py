@@ -555,7 +555,7 @@ def appendix_b_section(inputs: Inputs, write: TableWriter) -> str:
         "mean on the dataset; – = no finished run. All methods of each part are shown. The "
         "thesis's Appendix B is not available to us, so there is no thesis column here.\n",
     ]
-    for protocol, part in sorted(inputs.tables, key=lambda k: (load.PROTOCOLS.index(k[0]), k[1])):
+    for protocol, part in _table_keys(inputs):
         caption = f"Per-dataset test error (%), {load.PROTOCOL_LABELS[protocol]}, part {part}"
         parts.append(f"### {caption}\n")
         parts.append(
@@ -579,9 +579,15 @@ def _scale_sentence(outcomes: pd.DataFrame) -> str:
     )
 
 
+def _table_keys(inputs: Inputs) -> list[load.ScoreKey]:
+    """(protocol, part) of every score table: hold-out first, parts alphabetically."""
+    return sorted(inputs.tables, key=lambda key: (load.PROTOCOLS.index(key[0]), key[1]))
+
+
 def _methods_line(inputs: Inputs) -> Iterable[str]:
-    for (protocol, part), table in sorted(inputs.tables.items()):
-        yield f"* {load.PROTOCOL_LABELS[protocol]}, part {part}: {', '.join(table.columns)}"
+    for protocol, part in _table_keys(inputs):
+        methods = ", ".join(inputs.tables[(protocol, part)].columns)
+        yield f"* {load.PROTOCOL_LABELS[protocol]}, part {part}: {methods}"
 
 
 def title_section(inputs: Inputs) -> str:
