@@ -33,7 +33,10 @@ def _single_run(cfg: DictConfig) -> None:
     run_and_save(spec, path, cfg.data_dir)
     if existed:
         print(f"already finished, not run again (results are never overwritten): {path}")
-    print(summarize(path).to_string(index=False))
+    summary = summarize(path)
+    print(summary.to_string(index=False, na_rep="n/a"))
+    if summary["valid_error_%"].isna().any():
+        print("n/a: a posterior-mean choice need not be an evaluated point (no validation error)")
     print(f"results: {path}")
 
 
