@@ -1,6 +1,7 @@
 """Shared fixtures: where the UCI-121 copy is (``HPO_UCI121_DIR``; CI points it at
-``../shared/uci121``). Tests that need it are skipped, with the reason printed, when it is absent;
-under CI (``CI`` set, as ``.ci/run`` runs) an absent copy is a failure, so no test is skipped silently.
+``../shared/uci121``). Tests that need it are skipped, with the reason printed, when it is
+absent; under CI (``CI`` set, as ``.ci/run`` runs) an absent copy is a failure instead, so that no
+test is skipped silently there.
 """
 
 from __future__ import annotations

@@ -119,3 +119,30 @@ def test_pruned_top_k_equals_exhaustive_top_k(d: int) -> None:
     full = acquisition(Xs)
     np.testing.assert_array_equal(top, np.argsort(-full, kind="stable")[:20])
     np.testing.assert_allclose(values, full[top], rtol=1e-10)
+
+
+def test_compiled_profiles_match_numpy_formulas() -> None:
+    from hpo.gp import elementwise
+
+    t = np.concatenate([[0.0, 1e-300, 1e-12], np.geomspace(1e-8, 7e5, 4000), [4.9e5, 1e9, 1e300]])
+    s = np.sqrt(t)
+    cases = {
+        "matern52": (elementwise.matern52_inplace(t.copy()), (1 + s + t / 3) * np.exp(-s)),
+        "matern52_grad": (elementwise.matern52_grad(t), -(1 + s) * np.exp(-s) / 6),
+        "exp_neg": (elementwise.exp_neg_inplace(t.copy()), np.exp(-t)),
+        "minus_exp_neg": (elementwise.exp_neg_inplace(t.copy(), sign=-1.0), -np.exp(-t)),
+    }
+    for name, (ours, reference) in cases.items():
+        flushed = (s if name.startswith("matern") else t) > 700.0
+        assert (ours[flushed] == 0.0).all(), name
+        assert np.all(np.abs(reference[flushed]) < 1e-290), name
+        np.testing.assert_allclose(ours[~flushed], reference[~flushed], rtol=6e-16, err_msg=name)
+    # non-contiguous input: computed on a copy, the input left as it was
+    grid = np.linspace(0.0, 30.0, 20).reshape(4, 5)
+    view = grid.T
+    np.testing.assert_allclose(
+        elementwise.matern52_inplace(view),
+        make_kernel("matern52").profile(np.ascontiguousarray(view)),
+        rtol=6e-16,
+    )
+    np.testing.assert_array_equal(grid, np.linspace(0.0, 30.0, 20).reshape(4, 5))

@@ -19,6 +19,8 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from hpo.gp import elementwise
+
 
 class Kernel(ABC):
     """A stationary correlation function with ARD length-scales, batched over ``S`` samples."""
@@ -122,18 +124,10 @@ class Matern52(ScaledDistanceKernel):
     scale = 5.0
 
     def profile(self, t: np.ndarray) -> np.ndarray:
-        s = np.sqrt(t)
-        e = np.negative(s)
-        np.exp(e, out=e)
-        t *= 1.0 / 3.0
-        t += s
-        t += 1.0
-        t *= e
-        return t
+        return elementwise.matern52_inplace(t)
 
     def profile_grad(self, t: np.ndarray) -> np.ndarray:
-        s = np.sqrt(t)
-        return -(1.0 + s) * np.exp(-s) / 6.0
+        return elementwise.matern52_grad(t)
 
 
 class SquaredExponential(ScaledDistanceKernel):
@@ -142,11 +136,10 @@ class SquaredExponential(ScaledDistanceKernel):
     scale = 0.5
 
     def profile(self, t: np.ndarray) -> np.ndarray:
-        np.negative(t, out=t)
-        return np.exp(t, out=t)
+        return elementwise.exp_neg_inplace(t)
 
     def profile_grad(self, t: np.ndarray) -> np.ndarray:
-        return -np.exp(-t)
+        return elementwise.exp_neg_inplace(t.copy(), sign=-1.0)
 
 
 KERNELS: dict[str, type[Kernel]] = {"matern52": Matern52, "se_ard": SquaredExponential}
