@@ -104,9 +104,11 @@ class GPPosterior:
         amp2 = self.hypers.amp2[:, None]
         return self.hypers.mean[:, None] + amp2 * np.einsum("snm,sn->sm", corr, self._alpha)
 
-    def var_from_corr(self, corr: np.ndarray) -> np.ndarray:
-        """Latent variance ``(S, m)`` from cross-correlations ``corr (S, n, m)``."""
-        quad = np.einsum("snm,snm->sm", self._cov_inv @ corr, corr)
+    def var_from_corr(self, corr: np.ndarray, solved: np.ndarray | None = None) -> np.ndarray:
+        """Latent variance ``(S, m)`` from cross-correlations ``corr (S, n, m)`` (and
+        ``solved = K^-1 corr`` when the caller has it already)."""
+        solved = self._cov_inv @ corr if solved is None else solved
+        quad = np.einsum("snm,snm->sm", solved, corr)
         return np.maximum(self.prior_var[:, None] - self.hypers.amp2[:, None] ** 2 * quad, 0.0)
 
     def mean_var(self, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -128,9 +130,11 @@ class GPPosterior:
         self, Xs: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Mean ``(S, m)``, variance ``(S, m)`` and their gradients ``(S, m, d)`` at ``Xs``."""
-        mean, var, corr = self._predict(Xs, with_var=True)
+        corr = self.cross_corr(Xs)  # (S, n, m)
+        solved = self._cov_inv @ corr
+        mean, var = self.mean_from_corr(corr), self.var_from_corr(corr, solved)
         amp2 = self.hypers.amp2[:, None, None]
-        W = np.stack([np.broadcast_to(self._alpha[:, :, None], corr.shape), self._cov_inv @ corr])
+        W = np.stack([np.broadcast_to(self._alpha[:, :, None], corr.shape), solved])
         dmean, dquad = self.kernel.vjp_x2(self.hypers.ls, self.X, Xs, W)  # 2 x (S, m, d)
         return mean, var, amp2 * dmean, -2.0 * amp2**2 * dquad
 
