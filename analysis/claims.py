@@ -225,7 +225,8 @@ def _gp_r_beats_all_but(validation: str, exceptions: set[str]) -> Callable[[_Inp
             f"gp-r sig. better than {len(others) - len(found)}/{len(others)}; not vs: {detail}",
             [
                 (
-                    f"gp-r not sig. better exactly vs {sorted(exceptions)} [{s.label}]",
+                    f"gp-r significantly better than every other method but "
+                    f"{', '.join(sorted(exceptions)) or 'none'} [{s.label}]",
                     set(found) == exceptions,
                 )
             ],

@@ -70,11 +70,14 @@ class Inputs:
 
 
 def _markdown(frame: pd.DataFrame) -> str:
-    """A GitHub markdown table of ``frame`` (index as the first column, values as given)."""
-    header = [str(frame.index.name or ""), *map(str, frame.columns)]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for label, row in frame.iterrows():
-        lines.append("| " + " | ".join([str(label), *map(str, row)]) + " |")
+    """A GitHub markdown table of ``frame`` (index as the first column, values as given; a
+    ``|`` inside a cell, as in ``|a − b| ≤ 0.3``, is escaped so that it does not split the cell)."""
+
+    def row(cells: list) -> str:
+        return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
+
+    lines = [row([frame.index.name or "", *frame.columns]), "|" + "---|" * (len(frame.columns) + 1)]
+    lines += [row([label, *values]) for label, values in frame.iterrows()]
     return "\n".join(lines)
 
 

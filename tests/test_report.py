@@ -215,3 +215,13 @@ def test_missing_methods_runs_and_protocols_degrade_gracefully(tmp_path: Path) -
 
 def test_command_line_rejects_a_folder_without_results(tmp_path: Path) -> None:
     assert main([str(tmp_path)]) == 2
+
+
+def test_markdown_cells_may_contain_pipes() -> None:
+    from analysis.report import _markdown
+
+    frame = pd.DataFrame({"condition": ["|a − b| ≤ 0.3"], "status": ["fails"]}, index=["C3.12"])
+    lines = _markdown(frame).splitlines()
+    assert len(lines) == 3
+    # every line splits into the same 3 cells on the unescaped separators
+    assert {len(re.split(r"(?<!\\)\|", line)) - 2 for line in lines} == {3}
