@@ -120,22 +120,17 @@ def test_repeated_configurations_are_scored_once_per_split() -> None:
     pd.testing.assert_series_equal(again["valid_loss"], first.loc[again.index, "valid_loss"])
 
 
-class _SpyRandomSearch(RandomSearch):
-    """Random search that records every value told to it (class attribute: one per test)."""
-
-    told: list[float] = []
-
-    def tell(self, proposal, loss: float) -> None:  # noqa: ANN001 - the Optimizer signature
-        type(self).told.append(loss)
-        super().tell(proposal, loss)
-
-
 @pytest.mark.parametrize("validation", ["holdout", "cv"])
 def test_optimizer_is_told_validation_losses_never_selection_losses(
     validation: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(FAMILIES, "spy", _SpyRandomSearch)
-    monkeypatch.setattr(_SpyRandomSearch, "told", [])
+    built: list[RandomSearch] = []  # the run's optimizer; Optimizer.tell records losses in .y
+
+    def spy(*args, **kwargs) -> RandomSearch:
+        built.append(RandomSearch(*args, **kwargs))
+        return built[-1]
+
+    monkeypatch.setitem(FAMILIES, "spy", spy)
     spec = _spec(
         optimizer="spy",
         budget=12,
@@ -143,8 +138,7 @@ def test_optimizer_is_told_validation_losses_never_selection_losses(
         rules={"x": "best_selection"},
     )
     trace, _ = execute_run(spec, data=load_dataset("sklearn-breast-cancer"))
-    told = np.array(_SpyRandomSearch.told)
     # the selection split was scored, and differently from validation, so a leak would show
     assert trace["selection_loss"].notna().all()
     assert (trace["selection_loss"] != trace["valid_loss"]).any()
-    np.testing.assert_array_equal(told, trace["valid_loss"].to_numpy())
+    np.testing.assert_array_equal(np.array(built[0].y), trace["valid_loss"].to_numpy())
