@@ -10,18 +10,28 @@ scale-dependent priors (spec ch2-3 §7.2), while both peers standardise internal
 ``gp`` (ours), ``rs``, and when installed Optuna's ``GPSampler`` and scikit-optimize's GP
 ``Optimizer``.
 
-    python benchmarks/bo_quality.py [--quick] [--seeds 20] [--jobs 2] [--json FILE]
+    python benchmarks/bo_quality.py [--quick] [--seeds 20] [--jobs 2] [--json FILE] [--cache DIR]
+
+The full run takes hours (scikit-optimize's step is ~1 s at 100 observations). With ``--cache DIR``
+every finished (problem, method, seed) trace is written to DIR as it completes, and a re-run with
+the same DIR reuses them: an interrupted benchmark resumes where it stopped. Cached traces are
+keyed by the git revision of the code that produced them, so a code change never mixes old and
+new results.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from bo_step import IMPLEMENTATIONS, Ours, available
 from joblib import Parallel, delayed
+
+from experiments.results import provenance
 
 Objective = Callable[[np.ndarray], float]
 SVM_DATASETS = (
@@ -70,8 +80,12 @@ def make(method: str, d: int, seed: int):
     return Ours(method, d, seed) if method in ("gp", "rs") else IMPLEMENTATIONS[method][1](d, seed)
 
 
-def trace(name: str, method: str, seed: int, budget: int) -> list[float]:
-    """Values of the ``budget`` points ``method`` evaluates on ``name`` with ``seed``."""
+def trace(name: str, method: str, seed: int, budget: int, cache: Path | None = None) -> list[float]:
+    """Values of the ``budget`` points ``method`` evaluates on ``name`` with ``seed``, read from
+    ``cache`` when a previous run of the same code stored them there."""
+    stored = cache / f"{name.replace(':', '-')}__{method}__{seed}__{budget}.json" if cache else None
+    if stored is not None and stored.exists():
+        return json.loads(stored.read_text())
     d, objective, _ = problem(name, seed)
     impl = make(method, d, seed)
     values = []
@@ -79,6 +93,10 @@ def trace(name: str, method: str, seed: int, budget: int) -> list[float]:
         u = impl.ask()
         values.append(objective(u))
         impl.tell(u, values[-1])
+    if stored is not None:
+        partial = stored.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps(values))
+        partial.replace(stored)  # atomic: a killed run never leaves a truncated trace
     return values
 
 
@@ -91,6 +109,7 @@ def main() -> None:
     parser.add_argument("--methods", nargs="+", default=["gp", "rs", "optuna-gp", "skopt-gp"])
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--json", help="write the median regrets to this file")
+    parser.add_argument("--cache", type=Path, help="store and reuse finished traces in this folder")
     args = parser.parse_args()
     problems = args.problems or ["branin", "hartmann6", *(f"svm:{n}" for n in SVM_DATASETS)]
     if args.quick:
@@ -101,8 +120,13 @@ def main() -> None:
     )
     budget = max(args.budgets)
     tasks = [(p, m, s) for p in problems for s in range(args.seeds) for m in methods]
-    traces = Parallel(n_jobs=args.jobs, verbose=0)(
-        delayed(trace)(p, m, s, budget) for p, m, s in tasks
+    cache = None
+    if args.cache is not None:
+        cache = args.cache / provenance()["git_revision"]
+        cache.mkdir(parents=True, exist_ok=True)
+        print(f"trace cache: {cache}", flush=True)
+    traces = Parallel(n_jobs=args.jobs, verbose=5)(
+        delayed(trace)(p, m, s, budget, cache) for p, m, s in tasks
     )
     best = {(p, m, s): np.minimum.accumulate(v) for (p, m, s), v in zip(tasks, traces, strict=True)}
     results = []
