@@ -27,6 +27,7 @@ TOP_LEVEL_KEYS = (
     "shard",
     "n_shards",
 )
+FIT_GUARD_FIELDS = tuple(FitGuard.__dataclass_fields__)
 NESTED_PREFIXES = ("fit_guard.", "optimizer.", "protocol.", "space.", "hydra.", "hydra/")
 PM_DOMAINS = ("space", "observed")
 
@@ -57,7 +58,7 @@ def check_overrides(overrides: Sequence[str]) -> None:
                 except DatasetError as err:
                     raise UsageError(str(err)) from err
         elif key not in TOP_LEVEL_KEYS and not key.startswith(NESTED_PREFIXES):
-            valid = [*CONFIG_GROUPS, *TOP_LEVEL_KEYS, "fit_guard.max_iter", "fit_guard.on_limit"]
+            valid = [*CONFIG_GROUPS, *TOP_LEVEL_KEYS, *(f"fit_guard.{f}" for f in FIT_GUARD_FIELDS)]
             raise UsageError(unknown_choice_message("setting", key, valid))
 
 

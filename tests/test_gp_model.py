@@ -131,6 +131,7 @@ def test_compiled_profiles_match_numpy_formulas() -> None:
         "matern52_grad": (elementwise.matern52_grad(t), -(1 + s) * np.exp(-s) / 6),
         "exp_neg": (elementwise.exp_neg_inplace(t.copy()), np.exp(-t)),
         "minus_exp_neg": (elementwise.exp_neg_inplace(t.copy(), sign=-1.0), -np.exp(-t)),
+        "exp_neg_scaled": (elementwise.exp_neg_scaled(t / 3.0, 3.0), np.exp(-3.0 * (t / 3.0))),
     }
     for name, (ours, reference) in cases.items():
         flushed = (s if name.startswith("matern") else t) > 700.0

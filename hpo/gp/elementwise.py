@@ -83,6 +83,15 @@ def _exp_neg_inplace(flat: np.ndarray, sign: float) -> None:
         bits[j] += np.int64(k) << 52
 
 
+@numba.njit(**_JIT)
+def _exp_neg_scaled(flat: np.ndarray, scale: float, out: np.ndarray) -> None:
+    bits = out.view(np.int64)
+    for j in range(flat.size):
+        p, k = _exp_neg_parts(scale * flat[j])
+        out[j] = p
+        bits[j] += np.int64(k) << 52
+
+
 def _contiguous(t: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(t, dtype=np.float64)
 
@@ -107,3 +116,15 @@ def exp_neg_inplace(t: np.ndarray, sign: float = 1.0) -> np.ndarray:
     t = _contiguous(t)
     _exp_neg_inplace(t.reshape(-1), sign)
     return t
+
+
+def exp_neg_scaled(t: np.ndarray, scale: float, out: np.ndarray | None = None) -> np.ndarray:
+    """``exp(-scale * t)`` elementwise (``scale * t >= 0``) into ``out`` (a new array if None):
+    an RBF Gram matrix from squared distances, ``t`` left unchanged."""
+    t = _contiguous(t)
+    if out is None:
+        out = np.empty_like(t)
+    if not (out.flags.c_contiguous and out.dtype == np.float64 and out.shape == t.shape):
+        raise ValueError("out must be a C-contiguous float64 array of the shape of t")
+    _exp_neg_scaled(t.reshape(-1), float(scale), out.reshape(-1))
+    return out
