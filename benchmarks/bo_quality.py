@@ -14,17 +14,21 @@ scale-dependent priors (spec ch2-3 §7.2), while both peers standardise internal
 
 The full run takes hours (scikit-optimize's step is ~1 s at 100 observations). With ``--cache DIR``
 every finished (problem, method, seed) trace is written to DIR as it completes, and a re-run with
-the same DIR reuses them: an interrupted benchmark resumes where it stopped. Cached traces are
-keyed by the git revision of the code that produced them, so a code change never mixes old and
-new results.
+the same DIR reuses them: an interrupted benchmark resumes where it stopped. A cached trace is
+keyed by a fingerprint of everything it depends on (:func:`fingerprint`: the source files of the
+method and of the problem, the peer's adapter, package versions), so a change to any of them
+recomputes it and unrelated changes do not.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import inspect
 import json
 import os
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -76,6 +80,40 @@ def problem(name: str, seed: int) -> tuple[int, Objective, float | None]:
     return 2, svm_validation_objective(name.removeprefix("svm:"), seed), None
 
 
+REPO_ROOT = Path(__file__).resolve().parents[1]
+OUR_SOURCES = ("hpo/gp", "hpo/optimizers", "hpo/space.py", "hpo/seeding.py")
+SVM_SOURCES = ("experiments/objectives.py", "experiments/runner.py", "hpo")
+PACKAGES = {
+    "gp": ("numpy", "scipy", "numba"),
+    "rs": ("numpy",),
+    "optuna-gp": ("numpy", "optuna", "torch"),
+    "skopt-gp": ("numpy", "scipy", "scikit-optimize", "scikit-learn"),
+}
+
+
+def fingerprint(problem_name: str, method: str) -> str:
+    """A hash of what the trace of ``method`` on ``problem_name`` depends on (seed aside)."""
+    digest = hashlib.sha256()
+    sources = list(OUR_SOURCES) if method in ("gp", "rs") else []
+    adapter = Ours if method in ("gp", "rs") else IMPLEMENTATIONS[method][1]
+    digest.update(inspect.getsource(adapter).encode())
+    if problem_name.startswith("svm:"):
+        sources += SVM_SOURCES
+        digest.update(metadata.version("scikit-learn").encode())
+    else:
+        for function in (problem, branin, hartmann6):
+            digest.update(inspect.getsource(function).encode())
+        for constant in (BRANIN_MIN, HARTMANN6_MIN, HARTMANN6_A, HARTMANN6_P, HARTMANN6_ALPHA):
+            digest.update(repr(constant).encode())
+    for source in sources:
+        path = REPO_ROOT / source
+        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+            digest.update(file.relative_to(REPO_ROOT).as_posix().encode() + file.read_bytes())
+    for package in PACKAGES[method]:
+        digest.update(f"{package}=={metadata.version(package)}".encode())
+    return digest.hexdigest()[:12]
+
+
 def make(method: str, d: int, seed: int):
     return Ours(method, d, seed) if method in ("gp", "rs") else IMPLEMENTATIONS[method][1](d, seed)
 
@@ -83,9 +121,12 @@ def make(method: str, d: int, seed: int):
 def trace(name: str, method: str, seed: int, budget: int, cache: Path | None = None) -> list[float]:
     """Values of the ``budget`` points ``method`` evaluates on ``name`` with ``seed``, read from
     ``cache`` when a previous run of the same code stored them there."""
-    stored = cache / f"{name.replace(':', '-')}__{method}__{seed}__{budget}.json" if cache else None
-    if stored is not None and stored.exists():
-        return json.loads(stored.read_text())
+    stored = None
+    if cache is not None:
+        key = f"{name.replace(':', '-')}__{method}__{seed}__{budget}__{fingerprint(name, method)}"
+        stored = cache / f"{key}.json"
+        if stored.exists():
+            return json.loads(stored.read_text())["values"]
     d, objective, _ = problem(name, seed)
     impl = make(method, d, seed)
     values = []
@@ -95,7 +136,7 @@ def trace(name: str, method: str, seed: int, budget: int, cache: Path | None = N
         impl.tell(u, values[-1])
     if stored is not None:
         partial = stored.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(json.dumps(values))
+        partial.write_text(json.dumps({"revision": provenance()["git_revision"], "values": values}))
         partial.replace(stored)  # atomic: a killed run never leaves a truncated trace
     return values
 
@@ -120,9 +161,8 @@ def main() -> None:
     )
     budget = max(args.budgets)
     tasks = [(p, m, s) for p in problems for s in range(args.seeds) for m in methods]
-    cache = None
-    if args.cache is not None:
-        cache = args.cache / provenance()["git_revision"]
+    cache = args.cache
+    if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)
         print(f"trace cache: {cache}", flush=True)
     traces = Parallel(n_jobs=args.jobs, verbose=5)(

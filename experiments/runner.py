@@ -97,7 +97,7 @@ class _Validation:
     fit_seconds: float
 
 
-class _Evaluator:
+class Evaluator:
     """Scores configurations on the folds of a batch and tests final models (cached)."""
 
     def __init__(self, spec: RunSpec, data: Dataset) -> None:
@@ -195,7 +195,7 @@ def execute_run(
         raise ValueError(f"unknown selection rules {sorted(unknown)}; valid: {sorted(RULES)}")
     data = data if data is not None else load_dataset(spec.dataset, data_dir)
     space = get_space(spec.space)
-    evaluator = _Evaluator(spec, data)
+    evaluator = Evaluator(spec, data)
     optimizer = make_optimizer(
         spec.optimizer,
         space,
@@ -285,7 +285,7 @@ def _outcomes(
     spec: RunSpec,
     trace: list[_TraceRow],
     pm_incumbents: list[dict[str, Any] | None],
-    evaluator: _Evaluator,
+    evaluator: Evaluator,
     space: Space,
 ) -> pd.DataFrame:
     valid = np.array([r.valid_loss for r in trace])

@@ -142,3 +142,12 @@ def test_optimizer_is_told_validation_losses_never_selection_losses(
     assert trace["selection_loss"].notna().all()
     assert (trace["selection_loss"] != trace["valid_loss"]).any()
     np.testing.assert_array_equal(np.array(built[0].y), trace["valid_loss"].to_numpy())
+
+
+def test_svm_validation_objective_is_the_runs_validation_loss() -> None:
+    from experiments.objectives import svm_validation_objective
+
+    trace, _ = execute_run(_spec(dataset="sklearn-breast-cancer", seed=3, budget=5))
+    objective = svm_validation_objective("sklearn-breast-cancer", seed=3)
+    for row in trace.itertuples():
+        assert objective(np.array([row.u_C, row.u_gamma])) == row.valid_loss

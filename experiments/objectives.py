@@ -1,0 +1,41 @@
+"""Black-box objectives made of Chapter 3's protocol, for benchmarking optimizers outside a run.
+
+``svm_validation_objective(dataset, seed)`` is the loss the ``gp`` optimizer minimises in
+Chapter 3: a point ``u`` of the unit square decodes to ``(C, gamma)`` of the RBF-SVM space
+(log10-uniform in [1e-5, 1e5]), which is fitted on the hold-out training part of repetition
+``seed``'s split and scored by its validation error (a fraction). Same split for every call, no
+reshuffling, the run's fit guard and caches: a benchmark comparing optimizers on it compares them
+on exactly the problem of the thesis's ``gp`` runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from experiments.runner import Evaluator, RunSpec
+from hpo.datasets import load_dataset
+from hpo.learners import FitGuard
+from hpo.space import get_space
+
+
+def svm_validation_objective(
+    dataset: str, seed: int, data_dir: str | None = None, fit_guard: FitGuard | None = None
+) -> Callable[[np.ndarray], float]:
+    """``u -> validation error`` of the RBF-SVM on ``dataset``'s hold-out split for ``seed``."""
+    data = load_dataset(dataset, data_dir)
+    spec = RunSpec(
+        dataset=data.name,
+        optimizer="rs",
+        rules={"rs": "best_validation"},
+        seed=seed,
+        fit_guard=fit_guard or FitGuard(),
+    )
+    evaluator = Evaluator(spec, data)
+    space = get_space(spec.space)
+
+    def objective(u: np.ndarray) -> float:
+        return evaluator.validate(space.decode(np.asarray(u, dtype=float)), batch=0).valid_loss
+
+    return objective
