@@ -130,6 +130,7 @@ class Evaluator:
         train: np.ndarray,
         evals: list[np.ndarray],
         train_key: tuple,
+        guard: FitGuard,
     ):
         """Fit on rows ``train`` (identified by ``train_key`` for the distance cache), score on
         each of ``evals``; the fit's seconds include computing the precomputed kernel."""
@@ -141,7 +142,7 @@ class Evaluator:
         outcome = fit_and_score(
             self.spec.learner,
             config,
-            self.spec.fit_guard,
+            guard,
             self.X[train],
             self.y[train],
             [(self.X[idx], self.y[idx]) for idx in evals],
@@ -164,7 +165,9 @@ class Evaluator:
         folds = self.splits.folds(batch)
         for index, fold in enumerate(folds):
             train_key = ("fold", self.splits.split_key(batch), index)
-            outcome = self._fit(config, fold.train, [fold.valid, selection], train_key)
+            outcome = self._fit(
+                config, fold.train, [fold.valid, selection], train_key, self.spec.fit_guard
+            )
             valid.append(outcome.errors[0])
             sel.append(outcome.errors[1])
             hits += outcome.hit_limit
@@ -179,7 +182,11 @@ class Evaluator:
         key = tuple(sorted(config.items()))
         if key not in self._test_cache:
             outcome = self._fit(
-                config, self.splits.train_valid_selection, [self.splits.test], ("tvs",)
+                config,
+                self.splits.train_valid_selection,
+                [self.splits.test],
+                ("tvs",),
+                self.spec.fit_guard.for_retraining(),
             )
             self._test_cache[key] = (outcome.errors[0], outcome.hit_limit, outcome.fit_seconds)
         return self._test_cache[key]

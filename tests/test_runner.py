@@ -80,6 +80,21 @@ def test_fit_limit_is_recorded_and_scores_one() -> None:
     assert (trace.loc[hit, "valid_loss"] == 1.0).all()
 
 
+def test_final_retraining_has_its_own_iteration_limit() -> None:
+    from hpo.learners import FitGuard
+
+    data = load_dataset("sklearn-breast-cancer")
+    spec = _spec(dataset="bc", fit_guard=FitGuard(max_iter=5, retrain_max_iter=10**6), budget=4)
+    trace, outcomes = execute_run(spec, data=data)
+    assert (trace["fit_limit_hits"] > 0).all()
+    assert not outcomes["test_fit_limit_hit"].any()
+    assert (outcomes["test_error"] < 0.5).all()
+    strict = _spec(dataset="bc", fit_guard=FitGuard(max_iter=5, retrain_max_iter=5), budget=4)
+    _, strict_outcomes = execute_run(strict, data=data)
+    assert strict_outcomes["test_fit_limit_hit"].all()
+    assert (strict_outcomes["test_error"] == 1.0).all()
+
+
 @pytest.mark.parametrize("optimizer", ["grid", "rs"])
 def test_same_spec_same_results(optimizer: str, tmp_path: Path) -> None:
     spec = _spec(optimizer=optimizer, rules={optimizer: "best_validation"}, budget=9)
