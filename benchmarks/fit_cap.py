@@ -3,15 +3,15 @@
 The fit guard (``fit_guard.max_iter``, spec ch2-3 §7.7) scores a libsvm fit that reaches the cap
 as error 1.0. Fits that reach it are rare but each costs seconds to tens of seconds, so the cap
 sets much of the cost of the large datasets. This study fits a fixed sample of random
-configurations of Chapter 3's space (the ``rs`` optimizer's own proposals, hold-out protocol,
-repetition 0) on each dataset once, uncapped up to ``--reference`` iterations, and records each
-fit's largest libsvm iteration count over its one-vs-one sub-problems. Because random search is
-not adaptive, the outcome under any lower cap follows exactly: a fit whose count reaches the cap
-would score 1.0. For every candidate cap the table reports the fits that would newly reach it,
-whether the run's selected configuration (lowest validation error, earliest wins ties) changes,
-and the fitting time the cap would save.
+configurations of Chapter 3's space (the ``rs`` optimizer's own proposals, repetition 0, hold-out
+or 5-fold) on each dataset once, up to ``--reference`` iterations, and records each fit's largest
+libsvm iteration count over its one-vs-one sub-problems. Because random search is not adaptive,
+the outcome under any lower cap follows exactly: a fit whose count reaches the cap would score
+1.0 (in 5-fold, on that fold). For every candidate cap the table reports the fits that would
+reach it, whether the run's selected configuration (lowest validation error, earliest wins ties)
+changes, and the share of the fitting time the cap would save.
 
-    python benchmarks/fit_cap.py [--datasets NAME ...] [--budget 60] [--json FILE]
+    python benchmarks/fit_cap.py [--datasets NAME ...] [--protocol cv5] [--budget 60] [--json FILE]
 """
 
 from __future__ import annotations
@@ -51,46 +51,51 @@ DEFAULT_DATASETS = (
 CAPS = (30_000, 100_000, 300_000)
 
 
-def fits(dataset: str, budget: int, reference: int) -> pd.DataFrame:
-    """One row per random configuration: C, gamma, iterations, validation error, seconds."""
+def fits(dataset: str, budget: int, reference: int, protocol: str = "holdout") -> pd.DataFrame:
+    """One row per (random configuration, fold): C, gamma, iterations, validation error, seconds."""
     data = load_dataset(dataset)
     X = np.concatenate([data.X] if data.X_test is None else [data.X, data.X_test])
     y = np.concatenate([data.y] if data.y_test is None else [data.y, data.y_test])
-    splits = RepetitionSplits(y, len(data.y), data.has_predefined_test, ProtocolSettings(), 0,
-                              data.name, 0)  # fmt: skip
-    fold = splits.folds(0)[0]
+    settings = ProtocolSettings(validation="cv" if protocol == "cv5" else "holdout")
+    splits = RepetitionSplits(y, len(data.y), data.has_predefined_test, settings, 0, data.name, 0)
     space = get_space("svm_rbf")
     optimizer = make_optimizer("rs", space, budget, seeding.rng(0, data.name, 0, "optimizer", "rs"))
     rows = []
-    for _ in range(budget):
+    for index in range(budget):
         proposal = optimizer.ask()
         config = space.decode(proposal.u)
-        model = SVC(kernel="rbf", C=config["C"], gamma=config["gamma"], cache_size=500,
-                    max_iter=reference)  # fmt: skip
-        started = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model.fit(X[fold.train], y[fold.train])
-        seconds = time.perf_counter() - started
-        error = float(np.mean(rbf_svc_predict(model, X[fold.valid]) != y[fold.valid]))
-        optimizer.tell(proposal, error)
-        rows.append(
-            {
-                "dataset": dataset,
-                "C": config["C"],
-                "gamma": config["gamma"],
-                "iterations": int(np.max(model.n_iter_)),
-                "valid_error": error,
-                "fit_s": seconds,
-                "n_train": len(fold.train),
-            }
-        )
+        errors = []
+        for fold_index, fold in enumerate(splits.folds(0)):
+            model = SVC(kernel="rbf", C=config["C"], gamma=config["gamma"], cache_size=500,
+                        max_iter=reference)  # fmt: skip
+            started = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                model.fit(X[fold.train], y[fold.train])
+            seconds = time.perf_counter() - started
+            errors.append(float(np.mean(rbf_svc_predict(model, X[fold.valid]) != y[fold.valid])))
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "config": index,
+                    "fold": fold_index,
+                    "C": config["C"],
+                    "gamma": config["gamma"],
+                    "iterations": int(np.max(model.n_iter_)),
+                    "valid_error": errors[-1],
+                    "fit_s": seconds,
+                    "n_train": len(fold.train),
+                }
+            )
+        optimizer.tell(proposal, float(np.mean(errors)))
     return pd.DataFrame(rows)
 
 
 def under_cap(frame: pd.DataFrame, cap: int) -> pd.Series:
-    """Validation errors as the fit guard would score them with ``max_iter = cap``."""
-    return frame["valid_error"].where(frame["iterations"] < cap, 1.0)
+    """Each configuration's validation error (fold mean) as the fit guard would score it with
+    ``max_iter = cap``, in configuration order."""
+    scored = frame["valid_error"].where(frame["iterations"] < cap, 1.0)
+    return scored.groupby(frame["config"]).mean()
 
 
 def summarise(frame: pd.DataFrame, caps: tuple[int, ...], reference: int) -> pd.DataFrame:
@@ -109,6 +114,7 @@ def summarise(frame: pd.DataFrame, caps: tuple[int, ...], reference: int) -> pd.
                     "n_train": int(group["n_train"].iloc[0]),
                     "cap": cap,
                     "fits_at_cap": int((group["iterations"] >= cap).sum()),
+                    "fits": len(group),
                     "selected_changes": now != chosen,
                     "valid_error_change": float(capped.iloc[now] - base.iloc[chosen]),
                     "fit_s_reference": float(group["fit_s"].sum()),
@@ -122,19 +128,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=list(DEFAULT_DATASETS))
     parser.add_argument("--budget", type=int, default=60)
+    parser.add_argument("--protocol", choices=("holdout", "cv5"), default="holdout")
     parser.add_argument("--reference", type=int, default=1_000_000)
     parser.add_argument("--json", help="write every fit's record to this file")
     args = parser.parse_args()
     frames = []
     for dataset in args.datasets:
-        frame = fits(dataset, args.budget, args.reference)
+        frame = fits(dataset, args.budget, args.reference, args.protocol)
         hits = int((frame["iterations"] >= args.reference).sum())
         print(f"  {dataset:28s} {frame['fit_s'].sum():8.1f} s, {hits} fits at the reference cap",
               flush=True)  # fmt: skip
         frames.append(frame)
     frame = pd.concat(frames, ignore_index=True)
     table = summarise(frame, CAPS, args.reference)
-    print(f"\nreference cap {args.reference:,} iterations; {args.budget} random configurations")
+    print(f"\nreference cap {args.reference:,} iterations; {args.budget} random configurations, "
+          f"{args.protocol}")  # fmt: skip
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     for cap, group in table.groupby("cap"):
         share = (

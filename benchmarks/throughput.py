@@ -14,7 +14,10 @@ the trend of its measured step times (a GP step grows with the number of observa
 retrainings are few and counted as measured. Each of the 118 datasets takes the mean per-run cost
 of its bin's sample.
 
-    python benchmarks/throughput.py [--budget 30] [--json FILE] [--quick]
+    python benchmarks/throughput.py [--budget 30] [--json FILE] [--quick] [--fit-guard K=V ...]
+
+``--fit-guard`` overrides the default fit guard (``conf/config.yaml``) for an ablation, e.g.
+``--fit-guard max_iter=1000000 distance_cache_mb=0`` measures the settings of 2026-11-23 morning.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+import yaml  # noqa: E402
 
 from experiments.config import spec_from_config  # noqa: E402
 from experiments.runner import execute_run  # noqa: E402
@@ -70,7 +74,9 @@ def sample(table: pd.DataFrame, per_bin: int) -> list[str]:
     return chosen
 
 
-def measure(dataset: str, family: str, protocol: str, budget: int, data) -> dict:
+def measure(
+    dataset: str, family: str, protocol: str, budget: int, data, fit_guard: dict | None = None
+) -> dict:
     spec = spec_from_config(
         {
             "optimizer": _load_group("optimizer", METHODS[family]),
@@ -80,7 +86,7 @@ def measure(dataset: str, family: str, protocol: str, budget: int, data) -> dict
             "budget": budget,
             "seed": 0,
             "repetition": 0,
-            "fit_guard": _default_fit_guard(),
+            "fit_guard": fit_guard or _default_fit_guard(),
             "curves": True,
         }
     )
@@ -139,7 +145,15 @@ def main() -> None:
     parser.add_argument("--per-bin", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="1 dataset per bin, budget 12")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--fit-guard", nargs="+", default=[], metavar="KEY=VALUE")
     args = parser.parse_args()
+    fit_guard = dict(_default_fit_guard())
+    for item in args.fit_guard:
+        key, _, value = item.partition("=")
+        if key not in fit_guard:
+            parser.error(f"unknown fit guard setting {key!r}; valid: {sorted(fit_guard)}")
+        fit_guard[key] = yaml.safe_load(value)
+    print(f"fit guard: {fit_guard}")
     budget, per_bin = (12, 1) if args.quick else (args.budget, args.per_bin)
     table = thesis_datasets()
     datasets = sample(table, per_bin)
@@ -149,7 +163,7 @@ def main() -> None:
         data = load_dataset(dataset)
         for family in METHODS:
             for protocol in ("holdout", "cv5"):
-                record = measure(dataset, family, protocol, budget, data)
+                record = measure(dataset, family, protocol, budget, data, fit_guard)
                 print(
                     f"  {dataset:28s} {family:4s} {protocol:7s} {record['run_s']:8.2f} s "
                     f"({record['fits']} fits, {record['limit_hits']} limit hits)",
@@ -177,6 +191,7 @@ def main() -> None:
                     "projected_core_hours": core_hours,
                     "optimizer_share": overhead_share,
                     "thesis_core_hours": THESIS_CORE_HOURS,
+                    "fit_guard": fit_guard,
                     "runs": records,
                 },
                 handle,
