@@ -1,8 +1,10 @@
-"""Evidence for the fit guard's iteration cap: does a lower ``max_iter`` change selected models?
+"""Evidence for the fit guard's limits: does a lower limit change the selected configuration?
 
-The fit guard (``fit_guard.max_iter``, spec ch2-3 §7.7) scores a libsvm fit that reaches the cap
-as error 1.0. Fits that reach it are rare but each costs seconds to tens of seconds, so the cap
-sets much of the cost of the large datasets. This study fits a fixed sample of random
+The fit guard (spec ch2-3 §7.7) scores a libsvm fit that reaches its limit as error 1.0. Fits that
+reach it are rare but each costs seconds to tens of seconds on the large datasets. A limit is
+``min(max_iter, max_work / n_train)`` iterations (``hpo.learners.FitGuard``); the study compares
+lower limits — on iterations alone (``1e5``) or on work (``w5e8``: iterations x training rows
+<= 5e8) — with the reference of 10^6 iterations. It fits a fixed sample of random
 configurations of Chapter 3's space (the ``rs`` optimizer's own proposals, repetition 0, hold-out
 or 5-fold) on each dataset once, up to ``--reference`` iterations, and records each fit's largest
 libsvm iteration count over its one-vs-one sub-problems. Because random search is not adaptive,
@@ -48,7 +50,13 @@ DEFAULT_DATASETS = (
     "statlog-landsat",
     "ringnorm",
 )
-CAPS = (30_000, 100_000, 300_000)
+LIMITS = {  # label -> iteration cap for a fit on n rows
+    "1e5": lambda n: 100_000,
+    "3e5": lambda n: 300_000,
+    "w2e8": lambda n: int(2e8 // n),
+    "w5e8": lambda n: int(5e8 // n),
+    "w1e9": lambda n: int(1e9 // n),
+}
 
 
 def fits(dataset: str, budget: int, reference: int, protocol: str = "holdout") -> pd.DataFrame:
@@ -91,19 +99,21 @@ def fits(dataset: str, budget: int, reference: int, protocol: str = "holdout") -
     return pd.DataFrame(rows)
 
 
-def under_cap(frame: pd.DataFrame, cap: int) -> pd.Series:
+def under_cap(frame: pd.DataFrame, cap: pd.Series | int) -> pd.Series:
     """Each configuration's validation error (fold mean) as the fit guard would score it with
-    ``max_iter = cap``, in configuration order."""
+    iteration limit ``cap`` (per fit or one for all), in configuration order."""
     scored = frame["valid_error"].where(frame["iterations"] < cap, 1.0)
     return scored.groupby(frame["config"]).mean()
 
 
-def summarise(frame: pd.DataFrame, caps: tuple[int, ...], reference: int) -> pd.DataFrame:
+def summarise(frame: pd.DataFrame, limits: dict, reference: int) -> pd.DataFrame:
+    """Per dataset and limit: fits reaching it, whether the selection changes, time saved."""
     rows = []
     for dataset, group in frame.groupby("dataset", sort=False):
         base = under_cap(group, reference)
         chosen = int(np.argmin(base.to_numpy()))
-        for cap in caps:
+        for label, limit in limits.items():
+            cap = np.minimum(reference, group["n_train"].map(limit))
             capped = under_cap(group, cap)
             now = int(np.argmin(capped.to_numpy()))
             # a fit reaching the cap stops after ~cap iterations: time scales with iterations
@@ -112,13 +122,13 @@ def summarise(frame: pd.DataFrame, caps: tuple[int, ...], reference: int) -> pd.
                 {
                     "dataset": dataset,
                     "n_train": int(group["n_train"].iloc[0]),
-                    "cap": cap,
-                    "fits_at_cap": int((group["iterations"] >= cap).sum()),
+                    "limit": label,
+                    "fits_at_limit": int((group["iterations"] >= cap).sum()),
                     "fits": len(group),
                     "selected_changes": now != chosen,
                     "valid_error_change": float(capped.iloc[now] - base.iloc[chosen]),
                     "fit_s_reference": float(group["fit_s"].sum()),
-                    "fit_s_saved_share": float(saved / group["fit_s"].sum()),
+                    "fit_s_saved": float(saved),
                 }
             )
     return pd.DataFrame(rows)
@@ -131,28 +141,34 @@ def main() -> None:
     parser.add_argument("--protocol", choices=("holdout", "cv5"), default="holdout")
     parser.add_argument("--reference", type=int, default=1_000_000)
     parser.add_argument("--json", help="write every fit's record to this file")
+    parser.add_argument(
+        "--from-json", nargs="+", help="summarise records written by earlier --json runs instead"
+    )
     args = parser.parse_args()
-    frames = []
-    for dataset in args.datasets:
+    frames = [pd.read_json(path) for path in args.from_json or []]
+    for dataset in [] if args.from_json else args.datasets:
         frame = fits(dataset, args.budget, args.reference, args.protocol)
         hits = int((frame["iterations"] >= args.reference).sum())
         print(f"  {dataset:28s} {frame['fit_s'].sum():8.1f} s, {hits} fits at the reference cap",
               flush=True)  # fmt: skip
         frames.append(frame)
     frame = pd.concat(frames, ignore_index=True)
-    table = summarise(frame, CAPS, args.reference)
-    print(f"\nreference cap {args.reference:,} iterations; {args.budget} random configurations, "
-          f"{args.protocol}")  # fmt: skip
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
-    for cap, group in table.groupby("cap"):
-        share = (
-            1
-            - (group["fit_s_reference"] * (1 - group["fit_s_saved_share"])).sum()
-            / group["fit_s_reference"].sum()
-        )
+    table = summarise(frame, LIMITS, args.reference)
+    source = (
+        f"records of {', '.join(args.from_json)}"
+        if args.from_json
+        else f"{args.budget} random configurations, {args.protocol}"
+    )
+    print(f"\nreference: {args.reference:,} iterations; {source}; where a limit changes anything:")
+    changed = table[(table["fits_at_limit"] > 0) | table["selected_changes"]]
+    print(changed.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    print("\n| limit | selection changes | fits at the limit | fitting time saved |")
+    print("|---|---|---|---|")
+    for label, group in table.groupby("limit", sort=False):
         print(
-            f"cap {cap:>9,}: selection changes on {int(group['selected_changes'].sum())} of "
-            f"{len(group)} datasets; fitting time saved {100 * share:.0f} %"
+            f"| {label} | {int(group['selected_changes'].sum())} of {len(group)} datasets | "
+            f"{int(group['fits_at_limit'].sum())} of {int(group['fits'].sum())} | "
+            f"{100 * group['fit_s_saved'].sum() / group['fit_s_reference'].sum():.1f} % |"
         )
     if args.json:
         frame.to_json(args.json, orient="records", indent=1)

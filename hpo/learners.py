@@ -2,10 +2,13 @@
 
 Chapter 3's learner is libsvm's RBF-SVM through scikit-learn (``SVC(kernel="rbf", C, gamma)``, other
 arguments default; thesis §3.3). With C up to 1e5 libsvm can run for minutes (measured here: 37 M
-iterations, 225 s, on 5000 abalone rows), so every fit runs under a deterministic iteration limit
-(``max_iter``) instead of a wall-clock limit, which would make results depend on machine load:
-``max_iter`` for the fits the search scores, ``retrain_max_iter`` (larger) for retraining a chosen
-configuration on all of D_TVS, which has more rows and so needs more iterations.
+iterations, 225 s, on 5000 abalone rows), so every fit runs under a deterministic limit instead of
+a wall-clock limit, which would make results depend on machine load. A libsvm iteration costs
+time in proportion to the training rows, so the limit is on work, iterations x rows
+(``max_work``), as a time limit would be, and on iterations (``max_iter``): a fit on ``n`` rows may
+run ``min(max_iter, max_work / n)`` iterations. Retraining a chosen configuration on all of D_TVS
+has no work limit (it needs more iterations than the search's fits on fewer rows, and happens a
+few times per run). ``benchmarks/fit_cap.py`` measures what the limits change.
 What a fit that hits the limit scores is a setting: ``error_one`` (spec §7.7, the author's later
 code: loss 1.0) or ``keep`` (the truncated model's own predictions). Every hit is recorded.
 
@@ -39,14 +42,11 @@ ON_LIMIT_CHOICES = ("error_one", "keep")
 
 @dataclass(frozen=True)
 class FitGuard:
-    """The per-fit limit: libsvm iterations, and what a fit that reaches it scores.
+    """The per-fit limit (libsvm iterations, and iterations x training rows), what a fit that
+    reaches it scores, and libsvm's memory."""
 
-    ``max_iter`` applies to the fits of the search (``benchmarks/fit_cap.py`` measures what it
-    changes), ``retrain_max_iter`` to the final retraining on all non-test data.
-    """
-
-    max_iter: int = 100_000
-    retrain_max_iter: int = 1_000_000
+    max_iter: int = 1_000_000
+    max_work: float | None = 5e8  # iterations x training rows; None: max_iter alone
     on_limit: str = "error_one"
     cache_size_mb: float = 500.0  # spec §7.7: libsvm kernel cache of at least 500 MB
     distance_cache_mb: float = 1024.0  # squared distances kept per run; 0: libsvm's own kernel
@@ -54,15 +54,22 @@ class FitGuard:
     def __post_init__(self) -> None:
         if self.on_limit not in ON_LIMIT_CHOICES:
             raise ValueError(f"unknown on_limit {self.on_limit!r}; valid: {ON_LIMIT_CHOICES}")
-        for name in ("max_iter", "retrain_max_iter"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.max_iter < 1:
+            raise ValueError(f"max_iter must be >= 1, got {self.max_iter}")
+        if self.max_work is not None and self.max_work < 1:
+            raise ValueError(f"max_work must be >= 1 or null, got {self.max_work}")
         if self.distance_cache_mb < 0:
             raise ValueError(f"distance_cache_mb must be >= 0, got {self.distance_cache_mb}")
 
+    def iteration_limit(self, n_train: int) -> int:
+        """libsvm's ``max_iter`` for a fit on ``n_train`` rows."""
+        if self.max_work is None:
+            return self.max_iter
+        return max(1, min(self.max_iter, int(self.max_work // max(1, n_train))))
+
     def for_retraining(self) -> FitGuard:
-        """The guard of the final retraining: ``retrain_max_iter`` as the iteration limit."""
-        return dataclasses.replace(self, max_iter=self.retrain_max_iter)
+        """The guard of the final retraining on all of D_TVS: the iteration limit alone."""
+        return dataclasses.replace(self, max_work=None)
 
 
 def squared_distances(X: np.ndarray) -> np.ndarray:
@@ -117,16 +124,17 @@ class SquaredDistanceCache:
 
 
 def make_estimator(
-    learner: str, config: Mapping[str, object], guard: FitGuard, seed: int = 0
+    learner: str, config: Mapping[str, object], guard: FitGuard, seed: int = 0, n_train: int = 0
 ) -> ClassifierMixin:
-    """The estimator for ``learner`` ("svm_rbf" or "random_forest") at ``config``."""
+    """The estimator for ``learner`` ("svm_rbf" or "random_forest") at ``config``, to be fitted
+    on ``n_train`` rows (which sets the SVM's iteration limit)."""
     if learner == "svm_rbf":
         return SVC(
             kernel="rbf",
             C=float(config["C"]),
             gamma=float(config["gamma"]),
             cache_size=guard.cache_size_mb,
-            max_iter=guard.max_iter,
+            max_iter=guard.iteration_limit(n_train),
         )
     if learner == "random_forest":
         return RandomForestClassifier(random_state=seed, n_jobs=1, **dict(config))
@@ -223,7 +231,7 @@ def fit_and_score(
     if np.unique(y_train).size < 2:
         model: object = ConstantClassifier(int(y_train[0]))
     else:
-        model = make_estimator(learner, config, guard, seed)
+        model = make_estimator(learner, config, guard, seed, n_train=len(y_train))
         fit_input = X_train
         if train_gram is not None:
             if learner != "svm_rbf":

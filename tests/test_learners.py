@@ -101,3 +101,14 @@ def test_distance_cache_keeps_within_budget_and_checks_rows() -> None:
 def test_distance_cache_budget_must_not_be_negative() -> None:
     with pytest.raises(ValueError, match="distance_cache_mb"):
         FitGuard(distance_cache_mb=-1)
+
+
+def test_iteration_limit_is_the_smaller_of_iterations_and_work_per_row() -> None:
+    guard = FitGuard(max_iter=10**6, max_work=5e8)
+    assert guard.iteration_limit(100) == 10**6
+    assert guard.iteration_limit(2500) == 200_000
+    assert guard.iteration_limit(10**9) == 1
+    assert FitGuard(max_work=None).iteration_limit(10**5) == 10**6
+    assert guard.for_retraining().iteration_limit(5000) == 10**6
+    with pytest.raises(ValueError, match="max_work"):
+        FitGuard(max_work=0)

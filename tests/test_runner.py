@@ -80,16 +80,16 @@ def test_fit_limit_is_recorded_and_scores_one() -> None:
     assert (trace.loc[hit, "valid_loss"] == 1.0).all()
 
 
-def test_final_retraining_has_its_own_iteration_limit() -> None:
+def test_work_limit_applies_to_the_search_not_to_the_final_retraining() -> None:
     from hpo.learners import FitGuard
 
     data = load_dataset("sklearn-breast-cancer")
-    spec = _spec(dataset="bc", fit_guard=FitGuard(max_iter=5, retrain_max_iter=10**6), budget=4)
-    trace, outcomes = execute_run(spec, data=data)
+    guard = FitGuard(max_iter=10**6, max_work=5 * 300)  # ~5 iterations on the ~300 training rows
+    trace, outcomes = execute_run(_spec(dataset="bc", fit_guard=guard, budget=4), data=data)
     assert (trace["fit_limit_hits"] > 0).all()
     assert not outcomes["test_fit_limit_hit"].any()
     assert (outcomes["test_error"] < 0.5).all()
-    strict = _spec(dataset="bc", fit_guard=FitGuard(max_iter=5, retrain_max_iter=5), budget=4)
+    strict = _spec(dataset="bc", fit_guard=FitGuard(max_iter=5, max_work=None), budget=4)
     _, strict_outcomes = execute_run(strict, data=data)
     assert strict_outcomes["test_fit_limit_hit"].all()
     assert (strict_outcomes["test_error"] == 1.0).all()
