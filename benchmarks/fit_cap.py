@@ -13,7 +13,12 @@ the outcome under any lower cap follows exactly: a fit whose count reaches the c
 reach it, whether the run's selected configuration (lowest validation error, earliest wins ties)
 changes, and the share of the fitting time the cap would save.
 
-    python benchmarks/fit_cap.py [--datasets NAME ...] [--protocol cv5] [--budget 60] [--json FILE]
+    python benchmarks/fit_cap.py [--datasets NAME ... | --bins B ... [--max-tvs N]] [--protocol cv5]
+                                 [--budget 60] [--json FILE] [--from-json FILE ...]
+
+The README's evidence table: ``--bins 3 --max-tvs 15000`` (hold-out), ``--protocol cv5 --bins 1 2``
+and ``--protocol cv5 --datasets abalone spambase wine-quality-white page-blocks bank
+statlog-landsat ringnorm``. ``--bins`` takes the thesis datasets of Fig 3.4's |D_TVS| bins (0-3).
 """
 
 from __future__ import annotations
@@ -137,6 +142,8 @@ def summarise(frame: pd.DataFrame, limits: dict, reference: int) -> pd.DataFrame
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=list(DEFAULT_DATASETS))
+    parser.add_argument("--bins", nargs="+", type=int, choices=range(4), help="instead of names")
+    parser.add_argument("--max-tvs", type=int, help="with --bins: datasets with |D_TVS| <= this")
     parser.add_argument("--budget", type=int, default=60)
     parser.add_argument("--protocol", choices=("holdout", "cv5"), default="holdout")
     parser.add_argument("--reference", type=int, default=1_000_000)
@@ -145,6 +152,14 @@ def main() -> None:
         "--from-json", nargs="+", help="summarise records written by earlier --json runs instead"
     )
     args = parser.parse_args()
+    if args.bins:
+        from throughput import thesis_datasets
+
+        table = thesis_datasets()
+        table = table[table["bin"].isin(args.bins) & (table["status"] != "absent")]
+        if args.max_tvs is not None:
+            table = table[table["tvs"] <= args.max_tvs]
+        args.datasets = list(table.sort_values("tvs").index)
     frames = [pd.read_json(path) for path in args.from_json or []]
     for dataset in [] if args.from_json else args.datasets:
         frame = fits(dataset, args.budget, args.reference, args.protocol)
