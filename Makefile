@@ -41,5 +41,12 @@ reproduce-chapter3: $(STAMP)
 status: $(STAMP)
 	$(PY) -m experiments.sweep status $(EXPERIMENT) --profile $(PROFILE)
 
+# Quick versions of the benchmarks (full ones: see README). Peers need the baselines extra;
+# throughput and the SVM problems need UCI-121 (HPO_UCI121_DIR or `make data`).
+bench: $(STAMP)
+	$(PY) benchmarks/bo_step.py
+	$(PY) benchmarks/throughput.py --quick
+	$(PY) benchmarks/bo_quality.py --quick
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
