@@ -35,13 +35,13 @@ import warnings  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
-from sklearn.svm import SVC  # noqa: E402
 
+from experiments.runner import Evaluator, RunSpec  # noqa: E402
 from hpo import seeding  # noqa: E402
 from hpo.datasets import load_dataset  # noqa: E402
-from hpo.learners import rbf_svc_predict  # noqa: E402
+from hpo.learners import FitGuard, make_estimator, rbf_svc_predict  # noqa: E402
 from hpo.optimizers import make_optimizer  # noqa: E402
-from hpo.protocol import ProtocolSettings, RepetitionSplits  # noqa: E402
+from hpo.protocol import ProtocolSettings  # noqa: E402
 from hpo.space import get_space  # noqa: E402
 
 DEFAULT_DATASETS = (
@@ -55,22 +55,24 @@ DEFAULT_DATASETS = (
     "statlog-landsat",
     "ringnorm",
 )
-LIMITS = {  # label -> iteration cap for a fit on n rows
-    "1e5": lambda n: 100_000,
-    "3e5": lambda n: 300_000,
-    "w2e8": lambda n: int(2e8 // n),
-    "w5e8": lambda n: int(5e8 // n),
-    "w1e9": lambda n: int(1e9 // n),
+LIMITS = {  # label -> the fit guard whose iteration limit is compared with the reference
+    "1e5": FitGuard(max_iter=100_000, max_work=None),
+    "3e5": FitGuard(max_iter=300_000, max_work=None),
+    "w2e8": FitGuard(max_work=2e8),
+    "w5e8": FitGuard(max_work=5e8),
+    "w1e9": FitGuard(max_work=1e9),
 }
 
 
 def fits(dataset: str, budget: int, reference: int, protocol: str = "holdout") -> pd.DataFrame:
     """One row per (random configuration, fold): C, gamma, iterations, validation error, seconds."""
     data = load_dataset(dataset)
-    X = np.concatenate([data.X] if data.X_test is None else [data.X, data.X_test])
-    y = np.concatenate([data.y] if data.y_test is None else [data.y, data.y_test])
     settings = ProtocolSettings(validation="cv" if protocol == "cv5" else "holdout")
-    splits = RepetitionSplits(y, len(data.y), data.has_predefined_test, settings, 0, data.name, 0)
+    spec = RunSpec(dataset=data.name, optimizer="rs", rules={"rs": "best_validation"},
+                   protocol=settings)  # fmt: skip
+    evaluator = Evaluator(spec, data)  # the run's data layout and splits, seed 0, repetition 0
+    X, y, splits = evaluator.X, evaluator.y, evaluator.splits
+    reference_guard = FitGuard(max_iter=reference, max_work=None)
     space = get_space("svm_rbf")
     optimizer = make_optimizer("rs", space, budget, seeding.rng(0, data.name, 0, "optimizer", "rs"))
     rows = []
@@ -79,8 +81,7 @@ def fits(dataset: str, budget: int, reference: int, protocol: str = "holdout") -
         config = space.decode(proposal.u)
         errors = []
         for fold_index, fold in enumerate(splits.folds(0)):
-            model = SVC(kernel="rbf", C=config["C"], gamma=config["gamma"], cache_size=500,
-                        max_iter=reference)  # fmt: skip
+            model = make_estimator("svm_rbf", config, reference_guard)
             started = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
@@ -118,7 +119,7 @@ def summarise(frame: pd.DataFrame, limits: dict, reference: int) -> pd.DataFrame
         base = under_cap(group, reference)
         chosen = int(np.argmin(base.to_numpy()))
         for label, limit in limits.items():
-            cap = np.minimum(reference, group["n_train"].map(limit))
+            cap = np.minimum(reference, group["n_train"].map(limit.iteration_limit))
             capped = under_cap(group, cap)
             now = int(np.argmin(capped.to_numpy()))
             # a fit reaching the cap stops after ~cap iterations: time scales with iterations

@@ -17,7 +17,7 @@ of its bin's sample.
     python benchmarks/throughput.py [--budget 30] [--json FILE] [--quick] [--fit-guard K=V ...]
 
 ``--fit-guard`` overrides the default fit guard (``conf/config.yaml``) for an ablation, e.g.
-``--fit-guard max_iter=1000000 distance_cache_mb=0`` measures the settings of 2026-11-23 morning.
+``--fit-guard max_work=null distance_cache_mb=0`` measures the settings of 2026-11-23 morning.
 """
 
 from __future__ import annotations
