@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from hpo.gp.kernels import make_kernel
-from hpo.gp.slice_sampler import HyperChain, SpearmintPriors, slice_sample
+from hpo.gp.model import covariance, log_likelihood
+from hpo.gp.slice_sampler import HyperChain, SpearmintPriors, SpectralLikelihood, slice_sample
 
 
 def _chain(logprob, x0: np.ndarray, n: int, compwise: bool, seed: int = 0) -> np.ndarray:
@@ -98,3 +99,15 @@ def test_chain_copy_is_independent() -> None:
     before = chain.state
     chain.copy().sample(X, y, 5, np.random.default_rng(1))
     assert chain.state is before
+
+
+def test_spectral_likelihood_equals_cholesky_likelihood() -> None:
+    rng = np.random.default_rng(3)
+    X, y = rng.random((30, 3)), rng.random(30)
+    kernel = make_kernel("matern52")
+    corr = kernel.gram(np.array([[0.3, 0.5, 0.9]]), kernel.gram_terms(X))
+    spectral = SpectralLikelihood(corr[0], y)
+    for mean, amp2, noise in [(0.5, 1.0, 1e-3), (0.2, 0.05, 1e-8), (0.9, 3.0, 0.5)]:
+        expected = log_likelihood(covariance(corr, amp2, noise)[0], y - mean)
+        np.testing.assert_allclose(spectral.log_likelihood(mean, amp2, noise), expected, rtol=1e-9)
+    assert spectral.log_likelihood(0.5, 1.0, -1.0) == -np.inf

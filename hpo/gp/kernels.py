@@ -39,6 +39,14 @@ class Kernel(ABC):
         ``(..., S, n2, d)``. How posterior gradients contract the kernel gradient."""
         return np.einsum("...sij,sijd->...sjd", W, self.grad_x2(ls, X1, X2))
 
+    def corr_f32(
+        self, ls: np.ndarray, X1: np.ndarray, X2: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Correlations in float32 ``(S, n1, n2)`` and a bound ``(S,)`` on their absolute error,
+        for the acquisition's screening pass. Default: the float64 values, rounded (a subclass
+        with a faster float32 path overrides it)."""
+        return self(ls, X1, X2).astype(np.float32), np.full(ls.shape[0], 2.0**-23)
+
     @abstractmethod
     def gram_terms(self, X: np.ndarray) -> np.ndarray:
         """Hyperparameter-free pairwise terms of the training points ``X (n, d)`` that
@@ -48,6 +56,16 @@ class Kernel(ABC):
     @abstractmethod
     def gram(self, ls: np.ndarray, terms: np.ndarray) -> np.ndarray:
         """Correlations of the training points from :meth:`gram_terms`: ``(S, n, n)``."""
+
+    def covariance_lower(
+        self, ls: np.ndarray, terms: np.ndarray, amp2: float, diag: float
+    ) -> np.ndarray:
+        """``amp2 rho_ls(X, X) + diag I`` for one sample ``ls (d,)``, as a Fortran-ordered
+        ``(n, n)`` array of which only the lower triangle is meaningful (what the slice sampler's
+        Cholesky reads; a subclass may skip the upper half)."""
+        cov = amp2 * self.gram(ls[None], terms)[0]
+        cov[np.diag_indices_from(cov)] += diag
+        return np.asfortranarray(cov)
 
 
 class ScaledDistanceKernel(Kernel):
@@ -59,6 +77,7 @@ class ScaledDistanceKernel(Kernel):
     """
 
     scale: float = 1.0
+    profile_id: int  # the profile's id in :mod:`hpo.gp.elementwise`'s fused loops
 
     @abstractmethod
     def profile(self, t: np.ndarray) -> np.ndarray:
@@ -88,6 +107,15 @@ class ScaledDistanceKernel(Kernel):
     def __call__(self, ls: np.ndarray, X1: np.ndarray, X2: np.ndarray) -> np.ndarray:
         return self.profile(self.scaled_sqdist(ls, X1, X2))
 
+    def corr_f32(
+        self, ls: np.ndarray, X1: np.ndarray, X2: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        weights = np.sqrt(self.scale) / ls
+        return (
+            elementwise.scaled_corr_f32(self.profile_id, X1, X2, weights),
+            elementwise.scaled_corr_f32_error(weights),
+        )
+
     def grad_x2(self, ls: np.ndarray, X1: np.ndarray, X2: np.ndarray) -> np.ndarray:
         diff = X2[None, :, :] - X1[:, None, :]  # (n1, n2, d)
         inv_ls2 = self.scale / ls**2  # (S, d)
@@ -106,13 +134,22 @@ class ScaledDistanceKernel(Kernel):
         return contracted.reshape(*lead, X2.shape[0], -1) * inv_ls2[:, None, :]
 
     def gram_terms(self, X: np.ndarray) -> np.ndarray:
-        """Squared differences per dimension, ``(d, n, n)``."""
-        return (X.T[:, :, None] - X.T[:, None, :]) ** 2
+        """Squared differences per dimension of the pairs ``j < i`` (in the order of
+        ``np.triu_indices(n, 1)``): ``(d, n (n - 1) / 2)``. The diagonal and the symmetric
+        half are implied, so every profile is evaluated once per pair."""
+        rows, cols = np.triu_indices(X.shape[0], 1)
+        coords = np.ascontiguousarray(X.T)
+        return np.ascontiguousarray((coords[:, rows] - coords[:, cols]) ** 2)
 
     def gram(self, ls: np.ndarray, terms: np.ndarray) -> np.ndarray:
-        d, n, _ = terms.shape
-        t = (self.scale / ls**2) @ terms.reshape(d, n * n)  # (S, n * n)
-        return self.profile(t).reshape(-1, n, n)
+        values = self.profile((self.scale / ls**2) @ terms)  # (S, pairs)
+        return elementwise.symmetric_from_pairs(values, elementwise.n_from_pairs(terms.shape[1]))
+
+    def covariance_lower(
+        self, ls: np.ndarray, terms: np.ndarray, amp2: float, diag: float
+    ) -> np.ndarray:
+        inv_ls2 = self.scale / ls**2
+        return elementwise.scaled_cov_lower(self.profile_id, terms, inv_ls2, amp2, diag)
 
 
 class Matern52(ScaledDistanceKernel):
@@ -122,6 +159,7 @@ class Matern52(ScaledDistanceKernel):
     """
 
     scale = 5.0
+    profile_id = elementwise.MATERN52
 
     def profile(self, t: np.ndarray) -> np.ndarray:
         return elementwise.matern52_inplace(t)
@@ -134,6 +172,7 @@ class SquaredExponential(ScaledDistanceKernel):
     """Squared exponential ``exp(-r^2 / 2)`` (thesis Eq. 2.15 with its minus sign restored)."""
 
     scale = 0.5
+    profile_id = elementwise.EXP_NEG
 
     def profile(self, t: np.ndarray) -> np.ndarray:
         return elementwise.exp_neg_inplace(t)

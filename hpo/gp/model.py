@@ -60,8 +60,9 @@ def log_likelihood(cov: np.ndarray, resid: np.ndarray) -> float:
     """Gaussian log density of ``resid (n,)`` under ``N(0, cov (n, n))``; ``-inf`` if not PD.
 
     The single-sample fast path used inside the slice sampler (raw LAPACK: no argument checks).
+    Reads only the lower triangle of ``cov`` and overwrites it when it is Fortran-ordered.
     """
-    chol, info = lapack.dpotrf(cov, lower=1, clean=0)
+    chol, info = lapack.dpotrf(cov, lower=1, clean=0, overwrite_a=1)
     if info != 0:
         return -np.inf
     z, _ = lapack.dtrtrs(chol, resid, lower=1)
@@ -94,6 +95,16 @@ class GPPosterior:
     @property
     def n_samples(self) -> int:
         return self.hypers.n_samples
+
+    @property
+    def cov_inv(self) -> np.ndarray:
+        """``K^-1`` per sample, ``(S, n, n)``."""
+        return self._cov_inv
+
+    @property
+    def alpha(self) -> np.ndarray:
+        """``K^-1 (y - mean)`` per sample, ``(S, n)``: the mean is ``mean + amp2 rho' alpha``."""
+        return self._alpha
 
     def cross_corr(self, Xs: np.ndarray) -> np.ndarray:
         """Correlations between the training inputs and ``Xs (m, d)``: ``(S, n, m)``."""
