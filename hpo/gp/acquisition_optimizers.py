@@ -55,9 +55,8 @@ class GridLBFGS(AcquisitionOptimizer):
     or preceded by (``"include"``, the posterior-mean search of spec §2.6) the observed points,
     plus ``n_jitter`` points ``incumbent + N(0, jitter_sd^2)`` clipped to the cube. The
     ``n_refine`` best candidates are refined by L-BFGS-B within ``[0, 1]^d`` with the analytic
-    gradient, all starts in one batched run (BoTorch-style: the objective is the sum of the
-    starts' values, which is separable, so each start follows its own gradient). Returns the
-    first maximiser over candidates and refined points, so ties go to the earliest candidate.
+    gradient, one run per start (:func:`refine_lbfgsb`). Returns the first maximiser over
+    candidates and refined points, so ties go to the earliest candidate.
     """
 
     def __init__(
@@ -113,16 +112,16 @@ class GridLBFGS(AcquisitionOptimizer):
 
 
 def refine_lbfgsb(acquisition: Acquisition, starts: np.ndarray) -> np.ndarray:
-    """Local maximisation of ``acquisition`` from each of ``starts (k, d)`` in ``[0, 1]^d``."""
-    shape = starts.shape
-    if starts.size == 0:
-        return starts
+    """Local maximisation of ``acquisition`` from each of ``starts (k, d)`` in ``[0, 1]^d``: one
+    L-BFGS-B run per start with scipy's default tolerances, as Spearmint's ``fmin_l_bfgs_b``
+    loop (each start stops on its own criterion)."""
+    bounds = [(0.0, 1.0)] * starts.shape[1]
 
-    def negative(flat: np.ndarray) -> tuple[float, np.ndarray]:
-        value, grad = acquisition.value_and_grad(flat.reshape(shape))
-        return -float(value.sum()), -grad.ravel()
+    def negative(x: np.ndarray) -> tuple[float, np.ndarray]:
+        value, grad = acquisition.value_and_grad(x[None])
+        return -float(value[0]), -grad[0]
 
-    result = minimize(
-        negative, starts.ravel(), jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * starts.size
-    )
-    return np.clip(result.x.reshape(shape), 0.0, 1.0)
+    refined = [
+        minimize(negative, x0, jac=True, method="L-BFGS-B", bounds=bounds).x for x0 in starts
+    ]
+    return np.clip(np.reshape(refined, starts.shape), 0.0, 1.0)
