@@ -156,6 +156,23 @@ class ExpectedImprovement(PosteriorAcquisition):
     def __init__(self, posterior: GPPosterior, best_f: float) -> None:
         super().__init__(posterior)
         self.best_f = float(best_f)
+        kernel, hypers = posterior.kernel, posterior.hypers
+        profile = getattr(kernel, "profile_id", None)  # compiled gradient (hpo.gp.fused) if any
+        self._compiled = (
+            None
+            if profile is None
+            else fused.CompiledEI(
+                profile,
+                posterior.X,
+                kernel.scale / hypers.ls**2,
+                hypers.mean,
+                hypers.amp2,
+                posterior.prior_var,
+                posterior.alpha,
+                posterior.cov_inv,
+                self.best_f,
+            )
+        )
 
     def _values(self, Xs: np.ndarray) -> np.ndarray:
         mean, var = self.posterior.mean_var(Xs)
@@ -197,23 +214,9 @@ class ExpectedImprovement(PosteriorAcquisition):
         return values
 
     def value_and_grad(self, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        posterior = self.posterior
-        profile = getattr(posterior.kernel, "profile_id", None)
-        if profile is not None:  # compiled path (hpo.gp.fused), same values
-            hypers = posterior.hypers
-            return fused.ei_value_and_grad(
-                profile,
-                posterior.X,
-                np.atleast_2d(Xs),
-                posterior.kernel.scale / hypers.ls**2,
-                hypers.mean,
-                hypers.amp2,
-                posterior.prior_var,
-                posterior.alpha,
-                posterior.cov_inv,
-                self.best_f,
-            )
-        return self.numpy_value_and_grad(Xs)
+        if self._compiled is None:
+            return self.numpy_value_and_grad(Xs)
+        return self._compiled(np.atleast_2d(Xs))
 
     def numpy_value_and_grad(self, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`value_and_grad` from the posterior's batched numpy gradients (any kernel)."""

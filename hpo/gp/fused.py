@@ -102,41 +102,38 @@ def _ei_value_and_grad(
     out_grad /= n_samples
 
 
-def ei_value_and_grad(
-    profile: int,
-    X: np.ndarray,
-    Z: np.ndarray,
-    inv_ls2: np.ndarray,
-    mean: np.ndarray,
-    amp2: np.ndarray,
-    prior_var: np.ndarray,
-    alpha: np.ndarray,
-    cov_inv: np.ndarray,
-    best_f: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Sample-averaged EI below ``best_f`` ``(m,)`` and its gradient ``(m, d)`` at ``Z (m, d)``.
+class CompiledEI:
+    """Sample-averaged EI below ``best_f`` and its gradient, the posterior's arrays prepared once.
 
     ``X (n, d)``: training inputs; per sample ``s`` of ``S``: ``inv_ls2 (S, d)`` =
     ``scale / ls^2``, ``mean``, ``amp2``, ``prior_var`` ``(S,)``, ``alpha (S, n)`` =
-    ``K^-1 (y - mean)``, ``cov_inv (S, n, n)`` = ``K^-1``.
+    ``K^-1 (y - mean)``, ``cov_inv (S, n, n)`` = ``K^-1``; ``profile`` an id of
+    :mod:`hpo.gp.elementwise`.
     """
-    if profile not in PROFILES:
-        raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
-    Z = np.ascontiguousarray(Z, dtype=float)
-    value = np.empty(Z.shape[0])
-    grad = np.empty(Z.shape)
-    _ei_value_and_grad(
-        profile,
-        np.ascontiguousarray(X.T, dtype=float),
-        Z,
-        np.ascontiguousarray(inv_ls2, dtype=float),
-        mean,
-        amp2,
-        prior_var,
-        np.ascontiguousarray(alpha),
-        np.ascontiguousarray(cov_inv),
-        float(best_f),
-        value,
-        grad,
-    )
-    return value, grad
+
+    def __init__(
+        self,
+        profile: int,
+        X: np.ndarray,
+        inv_ls2: np.ndarray,
+        mean: np.ndarray,
+        amp2: np.ndarray,
+        prior_var: np.ndarray,
+        alpha: np.ndarray,
+        cov_inv: np.ndarray,
+        best_f: float,
+    ) -> None:
+        if profile not in PROFILES:
+            raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
+        contiguous = [np.ascontiguousarray(a, dtype=float) for a in (X.T, inv_ls2, mean, amp2)]
+        contiguous += [np.ascontiguousarray(a, dtype=float) for a in (prior_var, alpha, cov_inv)]
+        self._args = (profile, *contiguous, float(best_f))
+
+    def __call__(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Values ``(m,)`` and gradients ``(m, d)`` at ``Z (m, d)``."""
+        Z = np.ascontiguousarray(Z, dtype=float)
+        value = np.empty(Z.shape[0])
+        grad = np.empty(Z.shape)
+        profile, X_t, *arrays, best_f = self._args
+        _ei_value_and_grad(profile, X_t, Z, *arrays, best_f, value, grad)
+        return value, grad
