@@ -6,6 +6,9 @@ import numpy as np
 import pytest
 
 from hpo.gp.acquisition_optimizers import GridLBFGS, sobol_grid
+from hpo.gp.kernels import make_kernel
+from hpo.gp.model import GPPosterior, Hypers
+from hpo.gp.slice_sampler import HyperChain, SpearmintPriors
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.base import Proposal
 from hpo.optimizers.bayes import GPEIOptimizer
@@ -137,3 +140,37 @@ def test_beats_random_search_on_branin() -> None:
             regrets.append(min(opt.y) - BRANIN_MIN)
     assert np.median(gp_regret) < 1e-3
     assert np.median(gp_regret) < np.median(rs_regret) / 5
+
+
+@pytest.mark.parametrize("settings", [{"standardize": True}, {"log_hypers": True},
+                                      {"standardize": True, "log_hypers": True}])  # fmt: skip
+def test_standardized_and_log_hyper_variants_are_deterministic_and_sound(settings: dict) -> None:
+    def run(pm: bool) -> list[np.ndarray]:
+        opt = GPEIOptimizer(_space(2), 12, np.random.default_rng(7), **FAST, **settings)
+        return _run(opt, branin, 12, pm_every_step=pm)
+
+    plain, with_pm = run(False), run(True)
+    for a, b in zip(plain, with_pm, strict=True):
+        assert a.tobytes() == b.tobytes()
+        assert np.all((a >= 0) & (a <= 1))
+    opt = GPEIOptimizer(_space(2), 5, np.random.default_rng(0), **FAST, **settings)
+    for _ in range(4):  # constant losses: standardisation must not divide by zero
+        p = opt.ask()
+        opt.tell(p, 0.5)
+    assert np.all(np.isfinite(opt.ask().u))
+
+
+def test_change_units_describes_the_same_gp_over_the_raw_losses() -> None:
+    rng = np.random.default_rng(0)
+    X, Xs = rng.uniform(size=(10, 2)), rng.uniform(size=(5, 2))
+    y = np.array([branin(x) for x in X])
+    kernel = make_kernel("matern52")
+    chain = HyperChain(kernel, SpearmintPriors())
+    units0, units1 = (y[:6].mean(), y[:6].std()), (y.mean(), y.std())
+    chain.state = Hypers(mean=np.array([0.3]), amp2=np.array([1.7]), noise=np.array([1e-3]),
+                         ls=np.array([[0.4, 0.9]]))  # fmt: skip
+    before = GPPosterior(kernel, X, (y - units0[0]) / units0[1], chain.state).mean_var(Xs)
+    chain.change_units(*units0, *units1)
+    after = GPPosterior(kernel, X, (y - units1[0]) / units1[1], chain.state).mean_var(Xs)
+    np.testing.assert_allclose(units0[0] + units0[1] * before[0], units1[0] + units1[1] * after[0])
+    np.testing.assert_allclose(units0[1] ** 2 * before[1], units1[1] ** 2 * after[1], rtol=1e-6)

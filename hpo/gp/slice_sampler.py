@@ -10,6 +10,9 @@ run and then continued, ``n`` samples per BO iteration (spec ch2-3 §1.3 ``sampl
   to ``[min y, max y]``;
 * component-wise slice sample of the length-scales in random order, target = GP log likelihood
   with a top-hat prior on ``[0, 2]``.
+
+With ``log_hypers`` the joint update runs in ``(mean, log amp2, log noise)`` (same target, with
+the log-Jacobian): not Spearmint, but it mixes where Spearmint's raw update freezes (small noise).
 """
 
 from __future__ import annotations
@@ -133,8 +136,11 @@ class HyperChain:
     transitions; later calls continue the chain from where it stopped.
     """
 
-    def __init__(self, kernel: Kernel, priors: Priors, burnin: int = 100) -> None:
+    def __init__(
+        self, kernel: Kernel, priors: Priors, burnin: int = 100, log_hypers: bool = False
+    ) -> None:
         self.kernel = kernel
+        self.log_hypers = log_hypers
         self.priors = priors
         self.burnin = burnin
         self.state: Hypers | None = None
@@ -142,6 +148,19 @@ class HyperChain:
     def copy(self) -> HyperChain:
         """An independent chain starting from this one's state (for side computations)."""
         return copy.deepcopy(self)
+
+    def change_units(self, shift0: float, scale0: float, shift1: float, scale1: float) -> None:
+        """Re-express the state for losses ``(y - shift1) / scale1`` instead of
+        ``(y - shift0) / scale0`` (the same GP over the raw losses)."""
+        if self.state is None:
+            return
+        ratio = scale0 / scale1
+        self.state = Hypers(
+            mean=(self.state.mean * scale0 + shift0 - shift1) / scale1,
+            amp2=self.state.amp2 * ratio**2,
+            noise=self.state.noise * ratio**2,
+            ls=self.state.ls,
+        )
 
     def sample(
         self, X: np.ndarray, y: np.ndarray, n_samples: int, rng: np.random.Generator
@@ -176,7 +195,15 @@ class HyperChain:
             return spectral.log_likelihood(mean, amp2, noise) + prior
 
         theta = np.concatenate([state.mean, state.amp2, state.noise])
-        mean, amp2, noise = slice_sample(theta, log_joint, rng)
+        if self.log_hypers:  # slice in (mean, log amp2, log noise); log-Jacobian added
+
+            def log_joint_log(phi: np.ndarray) -> float:
+                return log_joint(np.array([phi[0], *np.exp(phi[1:])])) + phi[1] + phi[2]
+
+            phi = slice_sample(np.array([theta[0], *np.log(theta[1:])]), log_joint_log, rng)
+            mean, amp2, noise = phi[0], *np.exp(phi[1:])
+        else:
+            mean, amp2, noise = slice_sample(theta, log_joint, rng)
         resid = y - mean
         diag = amp2 * JITTER + noise
 

@@ -8,6 +8,8 @@ the code here beyond the constructor's choice.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from hpo.gp.acquisition import ExpectedImprovement, NegativePosteriorMean, single_threaded_blas
@@ -38,7 +40,15 @@ class GPEIOptimizer(SurrogateOptimizer):
       (0.1, 1, 2);
     * ``initial_design``: the 2 points proposed before the GP is used: ``"sobol"`` = the first two
       unscrambled Sobol points ``(0, .., 0), (.5, .., .5)`` [§7.18], or ``"random"``;
-    * ``pm_domain``: default domain of :meth:`posterior_mean_argmin` (``"space"`` [§7.16]).
+    * ``pm_domain``: default domain of :meth:`posterior_mean_argmin` (``"space"`` [§7.16]);
+    * ``standardize`` (not Spearmint, off by default): fit the GP to the losses shifted and
+      scaled to zero mean and unit variance (as Optuna and scikit-optimize do), so that the
+      scale-dependent priors (amp2, noise) and the chain's initial state fit any loss scale; the
+      chain's state is re-expressed in the new units whenever they change;
+    * ``log_hypers`` (not Spearmint, off by default): slice-sample ``(mean, log amp2, log
+      noise)`` instead of ``(mean, amp2, noise)``, same posterior (Jacobian included). In the
+      raw parameterisation the joint update freezes once the noise is small (every random
+      direction leaves the support within ~noise), so amp2 and the mean stop moving.
 
     ``Proposal.batch`` is the 1-based iteration number.
     """
@@ -60,6 +70,8 @@ class GPEIOptimizer(SurrogateOptimizer):
         max_ls: float = 2.0,
         initial_design: str = "sobol",
         pm_domain: str = "space",
+        standardize: bool = False,
+        log_hypers: bool = False,
     ) -> None:
         super().__init__(space, budget, rng)
         _check_choice("initial_design", initial_design, INITIAL_DESIGNS)
@@ -80,7 +92,9 @@ class GPEIOptimizer(SurrogateOptimizer):
         self.initial_design = initial_design
         self.pm_domain = pm_domain
         priors = SpearmintPriors(noise_scale=noise_scale, amp2_scale=amp2_scale, max_ls=max_ls)
-        self.chain = HyperChain(self.kernel, priors, burnin=burnin)
+        self.chain = HyperChain(self.kernel, priors, burnin=burnin, log_hypers=log_hypers)
+        self.standardize = standardize
+        self._chain_units = (0.0, 1.0)  # (shift, scale) of the losses the chain state refers to
         grid = sobol_grid(space.dim, grid_size, grid_seed)
         self.acquisition_optimizer = GridLBFGS(grid, n_refine=n_refine, n_jitter=n_jitter)
         self.pm_optimizer = GridLBFGS(grid, n_refine=n_refine, n_jitter=0, observed="include")
@@ -91,7 +105,29 @@ class GPEIOptimizer(SurrogateOptimizer):
         self.last_acquisition: ExpectedImprovement | None = None
 
     def _data(self) -> tuple[np.ndarray, np.ndarray]:
-        return np.array(self.X).reshape(-1, self.space.dim), np.array(self.y)
+        """Evaluated points ``(n, d)`` and the losses the GP is fitted to ``(n,)``: raw, or with
+        ``standardize`` shifted and scaled to zero mean and unit variance."""
+        X, y = np.array(self.X).reshape(-1, self.space.dim), np.array(self.y, dtype=float)
+        shift, scale = self._units(y)
+        return X, (y - shift) / scale
+
+    def _units(self, y: np.ndarray) -> tuple[float, float]:
+        """``(shift, scale)`` of the GP's loss units: ``(0, 1)`` unless ``standardize``."""
+        if not self.standardize or len(y) == 0:
+            return 0.0, 1.0
+        std = float(y.std())
+        return float(y.mean()), std if std > 0 else 1.0
+
+    def _chain_in_current_units(self, chain: HyperChain) -> HyperChain:
+        """``chain`` with its state expressed in the units of the current losses: the same
+        hyperparameters in raw-loss terms (the mean stays inside the range of the losses)."""
+        y = np.array(self.y, dtype=float)
+        units = self._units(y)
+        if self.standardize and chain.state is not None and self._chain_units != units:
+            chain.change_units(*self._chain_units, *units)
+            low, high = (y.min() - units[0]) / units[1], (y.max() - units[0]) / units[1]
+            chain.state = replace(chain.state, mean=np.clip(chain.state.mean, low, high))
+        return chain
 
     def ask(self) -> Proposal:
         with single_threaded_blas():
@@ -106,6 +142,8 @@ class GPEIOptimizer(SurrogateOptimizer):
                 u = self.rng.uniform(size=self.space.dim)
             return Proposal(u=u, batch=n + 1)
         X, y = self._data()
+        self._chain_in_current_units(self.chain)
+        self._chain_units = self._units(np.array(self.y, dtype=float))
         hypers = self.chain.sample(X, y, self.n_samples, self.rng)
         acquisition = ExpectedImprovement(GPPosterior(self.kernel, X, y, hypers), best_f=y.min())
         self.last_acquisition = acquisition
@@ -136,7 +174,8 @@ class GPEIOptimizer(SurrogateOptimizer):
         key = (len(y), domain)
         if key not in self._pm_cache:
             rng = np.random.default_rng([self._pm_entropy, len(y)])
-            hypers = self.chain.copy().sample(X, y, self.n_samples, rng)
+            chain = self._chain_in_current_units(self.chain.copy())
+            hypers = chain.sample(X, y, self.n_samples, rng)
             neg_mean = NegativePosteriorMean(GPPosterior(self.kernel, X, y, hypers))
             if domain == "observed":
                 self._pm_cache[key] = X[int(np.argmax(neg_mean(X)))]
