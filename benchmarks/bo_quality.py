@@ -7,8 +7,10 @@ one for the synthetic functions; for an SVM problem and seed, the best value any
 this run of the benchmark, every method seeing the same split for a seed). Branin is divided by
 100 to bring it to the O(1) scale of error rates: the engine, like Spearmint, feeds raw losses to
 scale-dependent priors (spec ch2-3 §7.2), while both peers standardise internally. Methods:
-``gp`` (ours), ``rs``, and when installed Optuna's ``GPSampler`` and scikit-optimize's GP
-``Optimizer``.
+``gp`` (ours, Spearmint's settings), ``gp-std`` (ours with the two non-Spearmint switches
+``standardize`` and ``log_hypers``: the losses standardised as the peers do, and amp2 and noise
+slice-sampled on a log scale), ``rs``, and when installed Optuna's ``GPSampler`` and
+scikit-optimize's GP ``Optimizer``.
 
     python benchmarks/bo_quality.py [--quick] [--seeds 20] [--jobs 2] [--json FILE] [--cache DIR]
 
@@ -83,8 +85,16 @@ def problem(name: str, seed: int) -> tuple[int, Objective, float | None]:
 REPO_ROOT = Path(__file__).resolve().parents[1]
 OUR_SOURCES = ("hpo/gp", "hpo/optimizers", "hpo/space.py", "hpo/seeding.py")
 SVM_SOURCES = ("experiments/objectives.py", "experiments/runner.py", "hpo")
+# our methods: (optimizer family, settings); gp-std = the engine with the two switches that are
+# not Spearmint (standardised losses, log-scale slice sampling of amp2 and noise)
+OURS: dict[str, tuple[str, dict[str, object]]] = {
+    "gp": ("gp", {}),
+    "gp-std": ("gp", {"standardize": True, "log_hypers": True}),
+    "rs": ("rs", {}),
+}
 PACKAGES = {
     "gp": ("numpy", "scipy", "numba"),
+    "gp-std": ("numpy", "scipy", "numba"),
     "rs": ("numpy",),
     "optuna-gp": ("numpy", "optuna", "torch"),
     "skopt-gp": ("numpy", "scipy", "scikit-optimize", "scikit-learn"),
@@ -94,9 +104,11 @@ PACKAGES = {
 def fingerprint(problem_name: str, method: str) -> str:
     """A hash of what the trace of ``method`` on ``problem_name`` depends on (seed aside)."""
     digest = hashlib.sha256()
-    sources = list(OUR_SOURCES) if method in ("gp", "rs") else []
-    adapter = Ours if method in ("gp", "rs") else IMPLEMENTATIONS[method][1]
+    sources = list(OUR_SOURCES) if method in OURS else []
+    adapter = Ours if method in OURS else IMPLEMENTATIONS[method][1]
     digest.update(inspect.getsource(adapter).encode())
+    if method in OURS:
+        digest.update(repr(OURS[method]).encode())
     if problem_name.startswith("svm:"):
         sources += SVM_SOURCES
         digest.update(metadata.version("scikit-learn").encode())
@@ -115,7 +127,10 @@ def fingerprint(problem_name: str, method: str) -> str:
 
 
 def make(method: str, d: int, seed: int):
-    return Ours(method, d, seed) if method in ("gp", "rs") else IMPLEMENTATIONS[method][1](d, seed)
+    if method in OURS:
+        family, settings = OURS[method]
+        return Ours(family, d, seed, **settings)
+    return IMPLEMENTATIONS[method][1](d, seed)
 
 
 def trace(name: str, method: str, seed: int, budget: int, cache: Path | None = None) -> list[float]:
@@ -147,7 +162,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--budgets", type=int, nargs="+", default=[25, 50, 100])
     parser.add_argument("--problems", nargs="+")
-    parser.add_argument("--methods", nargs="+", default=["gp", "rs", "optuna-gp", "skopt-gp"])
+    parser.add_argument(
+        "--methods", nargs="+", default=["gp", "gp-std", "rs", "optuna-gp", "skopt-gp"]
+    )
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--json", help="write the median regrets to this file")
     parser.add_argument("--cache", type=Path, help="store and reuse finished traces in this folder")
@@ -156,8 +173,11 @@ def main() -> None:
     if args.quick:
         args.seeds, args.budgets = 3, [10, 25]
         problems = args.problems or ["branin", "hartmann6", f"svm:{SVM_DATASETS[0]}"]
-    methods = [m for m in args.methods if m in ("gp", "rs")] + available(
-        [m for m in args.methods if m not in ("gp", "rs")]
+    unknown = sorted(set(args.methods) - set(OURS) - set(IMPLEMENTATIONS))
+    if unknown:
+        parser.error(f"unknown methods {unknown}; valid: {', '.join([*OURS, *IMPLEMENTATIONS])}")
+    methods = [m for m in args.methods if m in OURS] + available(
+        [m for m in args.methods if m not in OURS]
     )
     budget = max(args.budgets)
     tasks = [(p, m, s) for p in problems for s in range(args.seeds) for m in methods]

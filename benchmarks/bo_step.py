@@ -42,10 +42,14 @@ def unit_space(d: int) -> Space:
 
 
 class Ours:
-    """``hpo.optimizers`` families (``gp``, ``rs``) behind :class:`AskTell`."""
+    """``hpo.optimizers`` families (``gp``, ``rs``) behind :class:`AskTell`, with ``settings``
+    passed to the family's class."""
 
-    def __init__(self, family: str, d: int, seed: int, budget: int = 1000) -> None:
-        self.opt = make_optimizer(family, unit_space(d), budget, np.random.default_rng(seed))
+    def __init__(
+        self, family: str, d: int, seed: int, budget: int = 1000, **settings: object
+    ) -> None:
+        rng = np.random.default_rng(seed)
+        self.opt = make_optimizer(family, unit_space(d), budget, rng, **settings)
         self._pending: Proposal | None = None
 
     def ask(self) -> np.ndarray:
