@@ -129,3 +129,24 @@ def test_log_hypers_chain_targets_the_same_posterior() -> None:
         moments.append((draws.mean(axis=0), draws.std(axis=0)))
     (mean_raw, sd_raw), (mean_log, _) = moments
     assert np.all(np.abs(mean_log - mean_raw) <= 0.3 * sd_raw), (mean_log, mean_raw, sd_raw)
+
+
+def test_joint_likelihood_survives_a_matrix_eigh_fails_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A correlation matrix met in a run on svm:pima, on which numpy's eigh (numpy 2.x, OpenBLAS)
+    # raised "Eigenvalues did not converge" and stopped the run.
+    from pathlib import Path
+
+    from hpo.gp import slice_sampler
+
+    corr = np.load(Path(__file__).parent / "data" / "eigh_nonconvergent_corr.npy")
+    y = np.linspace(0.2, 0.4, len(corr))
+    expected = log_likelihood(covariance(corr[None], 0.5, 1e-4)[0], y - 0.3)
+    value = slice_sampler.joint_log_likelihood(corr, y)(0.3, 0.5, 1e-4)
+    assert value == pytest.approx(expected, rel=1e-9)
+
+    def no_convergence(*args: object) -> None:
+        raise np.linalg.LinAlgError("Eigenvalues did not converge")
+
+    monkeypatch.setattr(slice_sampler.SpectralLikelihood, "__init__", no_convergence)
+    fallback = slice_sampler.joint_log_likelihood(corr, y)(0.3, 0.5, 1e-4)
+    assert fallback == pytest.approx(expected, rel=1e-12)

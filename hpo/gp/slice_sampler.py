@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hpo.gp.kernels import Kernel
-from hpo.gp.model import JITTER, LOG_2PI, Hypers, log_likelihood
+from hpo.gp.model import JITTER, LOG_2PI, Hypers, covariance, log_likelihood
 
 LogDensity = Callable[[np.ndarray], float]
 
@@ -185,14 +185,14 @@ class HyperChain:
         """One ``sample_hypers()``: joint (mean, amp2, noise) update, then the length-scales."""
         state = self.state
         assert state is not None
-        spectral = SpectralLikelihood(self.kernel.gram(state.ls, terms)[0], y)
+        joint_likelihood = joint_log_likelihood(self.kernel.gram(state.ls, terms)[0], y)
 
         def log_joint(theta: np.ndarray) -> float:
             mean, amp2, noise = theta
             prior = self.priors.log_joint(mean, amp2, noise, y)
             if prior == -np.inf:
                 return prior
-            return spectral.log_likelihood(mean, amp2, noise) + prior
+            return joint_likelihood(mean, amp2, noise) + prior
 
         theta = np.concatenate([state.mean, state.amp2, state.noise])
         if self.log_hypers:  # slice in (mean, log amp2, log noise); log-Jacobian added
@@ -219,6 +219,19 @@ class HyperChain:
             mean=np.array([mean]), amp2=np.array([amp2]), noise=np.array([noise]), ls=ls[None]
         )
         return self.state
+
+
+def joint_log_likelihood(corr: np.ndarray, y: np.ndarray) -> Callable[[float, float, float], float]:
+    """``(mean, amp2, noise) -> log likelihood`` of ``y`` given correlations ``corr (n, n)``:
+    :class:`SpectralLikelihood`, or per-call Cholesky factorisations where the
+    eigendecomposition does not converge (LAPACK's divide-and-conquer fails on rare
+    near-singular matrices)."""
+    try:
+        return SpectralLikelihood(corr, y).log_likelihood
+    except np.linalg.LinAlgError:
+        return lambda mean, amp2, noise: log_likelihood(
+            covariance(corr[None], amp2, noise)[0], y - mean
+        )
 
 
 class SpectralLikelihood:
