@@ -10,6 +10,7 @@ from typing import Any
 from experiments.runner import RunSpec
 from hpo.datasets import DatasetError, resolve_name, unknown_choice_message
 from hpo.learners import FitGuard
+from hpo.optimizers import check_settings
 from hpo.protocol import ProtocolSettings
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
@@ -105,8 +106,18 @@ def spec_from_config(cfg: Mapping[str, Any]) -> RunSpec:
         budget=_integer("budget", cfg["budget"], 1),
         seed=_integer("seed", cfg["seed"], 0),
         repetition=_integer("repetition", cfg["repetition"], 0),
-        optimizer_settings=dict(optimizer.get("settings") or {}),
+        optimizer_settings=_optimizer_settings(optimizer),
         fit_guard=guard,
         pm_domain=str(cfg.get("pm_domain", "space")),
         curves=bool(cfg.get("curves", True)),
     )
+
+
+def _optimizer_settings(optimizer: Mapping[str, Any]) -> dict[str, Any]:
+    """``optimizer.settings``, checked against the keyword arguments of the family's class."""
+    settings = dict(optimizer.get("settings") or {})
+    try:
+        check_settings(str(optimizer["family"]), settings)
+    except (KeyError, ValueError) as err:
+        raise UsageError(str(err).strip('"')) from err
+    return settings

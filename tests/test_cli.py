@@ -44,10 +44,12 @@ def test_bad_names_are_one_clear_line(override: str, message: str) -> None:
 
 
 def test_bad_input_exits_2_without_output(tmp_path: Path, isolated_env: dict) -> None:
-    for args in (["optimizer=nope"], ["budget=-1"], ["dataset=nope"]):
+    bad_setting = ["optimizer=gp", "dataset=iris", "+optimizer.settings.standardise=true"]
+    for args in (["optimizer=nope"], ["budget=-1"], ["dataset=nope"], bad_setting):
         result = _run([*args, f"results_dir={tmp_path}"], isolated_env)
         assert result.returncode == 2, result.stderr
         assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert "valid: kernel," in result.stderr  # the last one names the gp settings
     assert list(tmp_path.iterdir()) == []
 
 

@@ -11,7 +11,7 @@ import pytest
 from experiments.results import assemble, read_run, without_timing, write_atomic
 from experiments.runner import RunSpec, execute_run
 from hpo.datasets import Dataset, load_dataset
-from hpo.optimizers import FAMILIES, RandomSearch
+from hpo.optimizers import CLASSES, RandomSearch
 from hpo.protocol import ProtocolSettings
 
 
@@ -141,11 +141,12 @@ def test_optimizer_is_told_validation_losses_never_selection_losses(
 ) -> None:
     built: list[RandomSearch] = []  # the run's optimizer; Optimizer.tell records losses in .y
 
-    def spy(*args, **kwargs) -> RandomSearch:
-        built.append(RandomSearch(*args, **kwargs))
-        return built[-1]
+    class Spy(RandomSearch):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            built.append(self)
 
-    monkeypatch.setitem(FAMILIES, "spy", spy)
+    monkeypatch.setitem(CLASSES, "spy", lambda: Spy)
     spec = _spec(
         optimizer="spy",
         budget=12,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -15,33 +16,57 @@ from hpo.space import Space
 OptimizerFactory = Callable[..., Optimizer]
 
 
-def _gp_factory(*args: Any, **kwargs: Any) -> Optimizer:
+def _gp_class() -> type[Optimizer]:
     from hpo.optimizers.bayes import GPEIOptimizer  # heavy imports only when used
 
-    return GPEIOptimizer(*args, **kwargs)
+    return GPEIOptimizer
 
 
-def _cma_factory(*args: Any, **kwargs: Any) -> Optimizer:
+def _cma_class() -> type[Optimizer]:
     from hpo.optimizers.cmaes import CMAESOptimizer
 
-    return CMAESOptimizer(*args, **kwargs)
+    return CMAESOptimizer
 
 
-FAMILIES: dict[str, OptimizerFactory] = {
-    "grid": GridSearch,
-    "rs": RandomSearch,
-    "gp": _gp_factory,
-    "cma": _cma_factory,
+CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
+    "grid": lambda: GridSearch,
+    "rs": lambda: RandomSearch,
+    "gp": _gp_class,
+    "cma": _cma_class,
 }
+FAMILIES = tuple(CLASSES)
+_FIXED_ARGUMENTS = ("self", "space", "budget", "rng")
+
+
+def setting_names(family: str) -> tuple[str, ...]:
+    """The settings (keyword arguments beyond space, budget and rng) of optimizer ``family``."""
+    _check_family(family)
+    parameters = inspect.signature(CLASSES[family]().__init__).parameters
+    return tuple(name for name in parameters if name not in _FIXED_ARGUMENTS)
+
+
+def check_settings(family: str, settings: Mapping[str, Any]) -> None:
+    """Raise ``ValueError`` naming the valid settings if ``settings`` has an unknown one."""
+    valid = setting_names(family)
+    unknown = sorted(set(settings) - set(valid))
+    if unknown:
+        raise ValueError(
+            f"unknown setting(s) {', '.join(unknown)} for optimizer {family!r}; "
+            f"valid: {', '.join(valid) or 'none'}"
+        )
 
 
 def make_optimizer(
     family: str, space: Space, budget: int, rng: np.random.Generator, **settings: Any
 ) -> Optimizer:
     """Build optimizer ``family`` with its ``settings`` (keyword arguments of its class)."""
-    if family not in FAMILIES:
-        raise KeyError(f"unknown optimizer family {family!r}; valid: {', '.join(FAMILIES)}")
-    return FAMILIES[family](space, budget, rng, **settings)
+    check_settings(family, settings)
+    return CLASSES[family]()(space, budget, rng, **settings)
+
+
+def _check_family(family: str) -> None:
+    if family not in CLASSES:
+        raise KeyError(f"unknown optimizer family {family!r}; valid: {', '.join(CLASSES)}")
 
 
 __all__ = [
@@ -51,5 +76,7 @@ __all__ = [
     "Proposal",
     "RandomSearch",
     "SurrogateOptimizer",
+    "check_settings",
     "make_optimizer",
+    "setting_names",
 ]
