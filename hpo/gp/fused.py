@@ -125,8 +125,8 @@ class CompiledEI:
     ) -> None:
         if profile not in PROFILES:
             raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
-        contiguous = [np.ascontiguousarray(a, dtype=float) for a in (X.T, inv_ls2, mean, amp2)]
-        contiguous += [np.ascontiguousarray(a, dtype=float) for a in (prior_var, alpha, cov_inv)]
+        arrays = (X.T, inv_ls2, mean, amp2, prior_var, alpha, cov_inv)
+        contiguous = [np.ascontiguousarray(a, dtype=float) for a in arrays]
         self._args = (profile, *contiguous, float(best_f))
 
     def __call__(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
