@@ -30,10 +30,9 @@ from threadpoolctl import ThreadpoolController
 
 from hpo.gp import fused
 from hpo.gp.elementwise import UNIT_ROUNDOFF_F32
-from hpo.gp.model import GPPosterior
+from hpo.gp.model import MIN_VAR, GPPosterior
 
 INV_SQRT_2PI = float(1.0 / np.sqrt(2.0 * np.pi))
-MIN_VAR = 1e-30  # keeps z finite where the latent variance rounds to zero
 CHUNK_ELEMENTS = 1 << 18  # S * n * chunk: ~2 MB arrays; measured best (benchmarks/bo_step.py)
 
 
@@ -156,23 +155,8 @@ class ExpectedImprovement(PosteriorAcquisition):
     def __init__(self, posterior: GPPosterior, best_f: float) -> None:
         super().__init__(posterior)
         self.best_f = float(best_f)
-        kernel, hypers = posterior.kernel, posterior.hypers
-        profile = getattr(kernel, "profile_id", None)  # compiled gradient (hpo.gp.fused) if any
-        self._compiled = (
-            None
-            if profile is None
-            else fused.CompiledEI(
-                profile,
-                posterior.X,
-                kernel.scale / hypers.ls**2,
-                hypers.mean,
-                hypers.amp2,
-                posterior.prior_var,
-                posterior.alpha,
-                posterior.cov_inv,
-                self.best_f,
-            )
-        )
+        supported = fused.CompiledEI.supports(posterior.kernel)  # else the numpy gradient
+        self._compiled = fused.CompiledEI(posterior, self.best_f) if supported else None
 
     def _values(self, Xs: np.ndarray) -> np.ndarray:
         mean, var = self.posterior.mean_var(Xs)

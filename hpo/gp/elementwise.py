@@ -35,6 +35,10 @@ _LN2_HI = 6.93147180369123816490e-01  # ln 2 split so that k * _LN2_HI is exact 
 _LN2_LO = 1.90821492927058770002e-10
 _FLUSH = 700.0  # exp(-x) := 0 beyond: keeps k >= -1010, so p * 2^k stays a normal number
 _JIT = {"nogil": True, "cache": True, "fastmath": {"contract"}}  # FMA only: no approximate math
+# profile ids of the fused loops (a kernel's ``profile_id``)
+MATERN52 = 0  # profile (1 + s + t/3) exp(-s), s = sqrt(t)
+EXP_NEG = 1  # profile exp(-t)
+PROFILES = (MATERN52, EXP_NEG)
 
 
 @numba.njit(inline="always", **_JIT)
@@ -214,9 +218,6 @@ def exp_neg_scaled(t: np.ndarray, scale: float, out: np.ndarray | None = None) -
 
 # --- float32 correlations for screening -------------------------------------------------------
 
-MATERN52 = 0  # profile (1 + s + t/3) exp(-s), s = sqrt(t)
-EXP_NEG = 1  # profile exp(-t)
-PROFILES = (MATERN52, EXP_NEG)
 UNIT_ROUNDOFF_F32 = 2.0**-24
 _F32 = np.float32
 _LOG2E_F32 = _F32(_LOG2E)

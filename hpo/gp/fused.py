@@ -21,11 +21,12 @@ import numba
 import numpy as np
 
 from hpo.gp.elementwise import MATERN52, PROFILES
+from hpo.gp.kernels import Kernel, ScaledDistanceKernel
+from hpo.gp.model import MIN_VAR, GPPosterior
 
 _JIT = {"nogil": True, "cache": True, "fastmath": {"contract"}}
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
-MIN_VAR = 1e-30  # as hpo.gp.acquisition.MIN_VAR
 
 
 @numba.njit(**_JIT)
@@ -103,31 +104,30 @@ def _ei_value_and_grad(
 
 
 class CompiledEI:
-    """Sample-averaged EI below ``best_f`` and its gradient, the posterior's arrays prepared once.
+    """Sample-averaged EI below ``best_f`` and its gradient under ``posterior``, whose arrays are
+    prepared once. Only for :class:`~hpo.gp.kernels.ScaledDistanceKernel` kernels
+    (:meth:`supports`)."""
 
-    ``X (n, d)``: training inputs; per sample ``s`` of ``S``: ``inv_ls2 (S, d)`` =
-    ``scale / ls^2``, ``mean``, ``amp2``, ``prior_var`` ``(S,)``, ``alpha (S, n)`` =
-    ``K^-1 (y - mean)``, ``cov_inv (S, n, n)`` = ``K^-1``; ``profile`` an id of
-    :mod:`hpo.gp.elementwise`.
-    """
-
-    def __init__(
-        self,
-        profile: int,
-        X: np.ndarray,
-        inv_ls2: np.ndarray,
-        mean: np.ndarray,
-        amp2: np.ndarray,
-        prior_var: np.ndarray,
-        alpha: np.ndarray,
-        cov_inv: np.ndarray,
-        best_f: float,
-    ) -> None:
-        if profile not in PROFILES:
-            raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
-        arrays = (X.T, inv_ls2, mean, amp2, prior_var, alpha, cov_inv)
+    def __init__(self, posterior: GPPosterior, best_f: float) -> None:
+        kernel, hypers = posterior.kernel, posterior.hypers
+        if not self.supports(kernel):
+            raise TypeError(f"no compiled EI for {type(kernel).__name__}")
+        arrays = (
+            posterior.X.T,
+            kernel.scale / hypers.ls**2,
+            hypers.mean,
+            hypers.amp2,
+            posterior.prior_var,
+            posterior.alpha,
+            posterior.cov_inv,
+        )
         contiguous = [np.ascontiguousarray(a, dtype=float) for a in arrays]
-        self._args = (profile, *contiguous, float(best_f))
+        self._args = (kernel.profile_id, *contiguous, float(best_f))
+
+    @staticmethod
+    def supports(kernel: Kernel) -> bool:
+        """Whether ``kernel`` has a compiled profile here."""
+        return isinstance(kernel, ScaledDistanceKernel) and kernel.profile_id in PROFILES
 
     def __call__(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Values ``(m,)`` and gradients ``(m, d)`` at ``Z (m, d)``."""

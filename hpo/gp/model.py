@@ -18,6 +18,7 @@ from hpo.gp.kernels import Kernel
 
 JITTER = 1e-6  # Spearmint adds 1e-6 * amp2 to the diagonal of every Gram matrix
 LOG_2PI = float(np.log(2.0 * np.pi))
+MIN_VAR = 1e-30  # keeps z finite where the latent variance rounds to zero
 
 
 @dataclass(frozen=True)
@@ -47,12 +48,17 @@ class Hypers:
         )
 
 
+def diagonal_term(amp2: np.ndarray | float, noise: np.ndarray | float) -> np.ndarray | float:
+    """What the covariance adds to ``amp2 R`` on its diagonal: ``amp2 1e-6 + noise``."""
+    return amp2 * JITTER + noise
+
+
 def covariance(corr: np.ndarray, amp2: np.ndarray | float, noise: np.ndarray | float) -> np.ndarray:
     """Observation covariance ``amp2 (R + 1e-6 I) + noise I`` from correlations ``R (S, n, n)``."""
     amp2 = np.reshape(amp2, (-1, 1, 1))
     cov = amp2 * corr
     diag = np.einsum("sii->si", cov)
-    diag += amp2[:, :, 0] * JITTER + np.reshape(noise, (-1, 1))
+    diag += diagonal_term(amp2[:, :, 0], np.reshape(noise, (-1, 1)))
     return cov
 
 

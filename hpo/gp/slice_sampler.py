@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hpo.gp.kernels import Kernel
-from hpo.gp.model import JITTER, LOG_2PI, Hypers, covariance, log_likelihood
+from hpo.gp.model import JITTER, LOG_2PI, Hypers, covariance, diagonal_term, log_likelihood
 
 LogDensity = Callable[[np.ndarray], float]
 
@@ -205,7 +205,7 @@ class HyperChain:
         else:
             mean, amp2, noise = slice_sample(theta, log_joint, rng)
         resid = y - mean
-        diag = amp2 * JITTER + noise
+        diag = diagonal_term(amp2, noise)
 
         def log_ls(ls: np.ndarray) -> float:
             prior = self.priors.log_ls(ls)
