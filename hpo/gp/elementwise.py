@@ -6,9 +6,10 @@ and numpy's float64 ``exp`` is scalar on CPUs without AVX-512 (about 5 ns per el
 the profile cost three times everything else in the grid scoring together. These loops fuse the
 passes and use an ``exp`` written so that LLVM can vectorise it: Cody-Waite reduction
 ``x = k ln2 + r`` (``|r| <= ln2 / 2``), a degree-13 Taylor polynomial for ``e^r`` (truncation
-error < 1e-17 relative) and ``2^k`` added to the exponent bits. Accuracy: within 6e-16 relative of
-numpy's ``exp``-based formulas (tested in ``tests/test_gp_model.py``). ``exp(-x)`` is flushed to
-0 for ``x > 700`` (values below 1e-304), which keeps the exponent addition clear of underflow.
+error < 1e-17 relative) and an exact multiplication by ``2^k`` built from its bits. Accuracy:
+within 6e-16 relative of numpy's ``exp``-based formulas (tested in ``tests/test_gp_model.py``).
+``exp(-x)`` is flushed to 0 for ``x > 700`` (values below 1e-304), which keeps ``2^k`` a normal
+number.
 
 Every function takes and returns C-contiguous float64 arrays; the ``*_inplace`` ones overwrite
 their argument. Compiled once per machine (numba's on-disk cache) and run without the GIL, so the
@@ -34,6 +35,7 @@ _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 split so that k * _LN2_HI is exact for |k| < 2^11
 _LN2_LO = 1.90821492927058770002e-10
 _FLUSH = 700.0  # exp(-x) := 0 beyond: keeps k >= -1010, so p * 2^k stays a normal number
+_ROUND_SHIFTER = 6755399441055744.0  # 1.5 * 2^52: the low mantissa bits of k + this hold k
 _JIT = {"nogil": True, "cache": True, "fastmath": {"contract"}}  # FMA only: no approximate math
 # profile ids of the fused loops (a kernel's ``profile_id``)
 MATERN52 = 0  # profile (1 + s + t/3) exp(-s), s = sqrt(t)
@@ -41,12 +43,37 @@ EXP_NEG = 1  # profile exp(-t)
 PROFILES = (MATERN52, EXP_NEG)
 
 
+@intrinsic
+def _float64_from_bits(typingctx, bits):  # noqa: ANN001, ANN202 (numba intrinsic signature)
+    """Reinterpret an int64 as the float64 with those bits (``2^k`` from ``(k + 1023) << 52``)."""
+
+    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(types.int64), codegen
+
+
+@intrinsic
+def _bits_of_float64(typingctx, value):  # noqa: ANN001, ANN202 (numba intrinsic signature)
+    """The int64 with the bits of a float64."""
+
+    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202
+        return builder.bitcast(args[0], ir.IntType(64))
+
+    return types.int64(types.float64), codegen
+
+
 @numba.njit(inline="always", **_JIT)
-def _exp_neg_parts(x: float) -> tuple[float, int]:
-    """``(p, k)`` with ``exp(-x) = p * 2^k`` for ``0 <= x <= _FLUSH`` (``p = 0`` beyond)."""
+def exp_neg_scalar(x: float) -> float:
+    """``exp(-x)`` for ``x >= 0`` (0 beyond ``_FLUSH``), in operations LLVM vectorises.
+
+    ``k`` stays a float (``np.floor``; ``math.floor`` returns an int64, whose conversion has no
+    AVX2 instruction and kept the loops scalar); ``2^k`` is built from the low bits of
+    ``k + 1.5 * 2^52``, whose mantissa holds ``k`` exactly, and ``p * 2^k`` is exact.
+    """
     flushed = x > _FLUSH
     x = -min(x, _FLUSH)
-    k = math.floor(x * _LOG2E + 0.5)
+    k = np.floor(x * _LOG2E + 0.5)
     r = (x - k * _LN2_HI) - k * _LN2_LO
     p = 1.0 / 6227020800.0
     p = p * r + 1.0 / 479001600.0
@@ -62,7 +89,8 @@ def _exp_neg_parts(x: float) -> tuple[float, int]:
     p = p * r + 0.5
     p = p * r + 1.0
     p = p * r + 1.0
-    return (0.0 if flushed else p), (0 if flushed else int(k))
+    power = _float64_from_bits((_bits_of_float64(k + _ROUND_SHIFTER) + np.int64(1023)) << 52)
+    return 0.0 if flushed else p * power
 
 
 @numba.njit(**_JIT)
@@ -141,41 +169,29 @@ def n_from_pairs(n_pairs: int) -> int:
 
 @numba.njit(**_JIT)
 def _matern52_inplace(flat: np.ndarray) -> None:
-    bits = flat.view(np.int64)
     for j in range(flat.size):
         t = flat[j]
         s = math.sqrt(t)
-        p, k = _exp_neg_parts(s)
-        flat[j] = p * (1.0 + s + t * (1.0 / 3.0))
-        bits[j] += np.int64(k) << 52
+        flat[j] = exp_neg_scalar(s) * (1.0 + s + t * (1.0 / 3.0))
 
 
 @numba.njit(**_JIT)
 def _matern52_grad(flat: np.ndarray, out: np.ndarray) -> None:
-    bits = out.view(np.int64)
     for j in range(flat.size):
         s = math.sqrt(flat[j])
-        p, k = _exp_neg_parts(s)
-        out[j] = p * (-(1.0 + s) * (1.0 / 6.0))
-        bits[j] += np.int64(k) << 52
+        out[j] = exp_neg_scalar(s) * (-(1.0 + s) * (1.0 / 6.0))
 
 
 @numba.njit(**_JIT)
 def _exp_neg_inplace(flat: np.ndarray, sign: float) -> None:
-    bits = flat.view(np.int64)
     for j in range(flat.size):
-        p, k = _exp_neg_parts(flat[j])
-        flat[j] = sign * p
-        bits[j] += np.int64(k) << 52
+        flat[j] = sign * exp_neg_scalar(flat[j])
 
 
 @numba.njit(**_JIT)
 def _exp_neg_scaled(flat: np.ndarray, scale: float, out: np.ndarray) -> None:
-    bits = out.view(np.int64)
     for j in range(flat.size):
-        p, k = _exp_neg_parts(scale * flat[j])
-        out[j] = p
-        bits[j] += np.int64(k) << 52
+        out[j] = exp_neg_scalar(scale * flat[j])
 
 
 def _contiguous(t: np.ndarray) -> np.ndarray:
