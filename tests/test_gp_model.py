@@ -168,6 +168,15 @@ def test_compiled_ei_gradient_equals_numpy_path(kernel: str) -> None:
     np.testing.assert_allclose(grad, reference_grad, rtol=1e-8, atol=1e-12)
 
 
+def test_compiled_ei_of_a_point_does_not_depend_on_its_batch() -> None:
+    X, y, hypers, Xs = _problem(8)
+    acquisition = ExpectedImprovement(GPPosterior(make_kernel("matern52"), X, y, hypers), y.min())
+    value, grad = acquisition.value_and_grad(Xs)  # split across the threads
+    one_by_one = [acquisition.value_and_grad(x[None]) for x in Xs]
+    np.testing.assert_array_equal(value, [v[0] for v, _ in one_by_one])
+    np.testing.assert_array_equal(grad, [g[0] for _, g in one_by_one])
+
+
 @pytest.mark.parametrize("kernel", ["matern52", "se_ard"])
 def test_pairwise_gram_and_lower_covariance_equal_direct_kernel(kernel: str) -> None:
     k = make_kernel(kernel)
