@@ -174,3 +174,34 @@ def test_change_units_describes_the_same_gp_over_the_raw_losses() -> None:
     after = GPPosterior(kernel, X, (y - units1[0]) / units1[1], chain.state).mean_var(Xs)
     np.testing.assert_allclose(units0[0] + units0[1] * before[0], units1[0] + units1[1] * after[0])
     np.testing.assert_allclose(units0[1] ** 2 * before[1], units1[1] ** 2 * after[1], rtol=1e-6)
+
+
+def test_lockstep_lbfgsb_equals_scipy_minimize_per_start() -> None:
+    from scipy.optimize import minimize
+
+    from hpo.gp.acquisition import ExpectedImprovement
+    from hpo.gp.acquisition_optimizers import LockstepLBFGSB, refine_lbfgsb
+
+    rng = np.random.default_rng(3)
+    X = rng.random((30, 3))
+    y = np.array([branin(x[:2]) + x[2] for x in X])
+    hypers = Hypers(
+        mean=np.full(3, y.mean()),
+        amp2=np.full(3, 1.0),
+        noise=np.full(3, 1e-3),
+        ls=rng.uniform(0.2, 0.8, (3, 3)),
+    )
+    acquisition = ExpectedImprovement(GPPosterior(make_kernel("matern52"), X, y, hypers), y.min())
+    starts = np.concatenate([rng.random((12, 3)), np.zeros((1, 3)), np.ones((1, 3))])
+
+    def negative(x: np.ndarray) -> tuple[float, np.ndarray]:
+        value, grad = acquisition.value_and_grad(x[None])
+        return -float(value[0]), -grad[0]
+
+    bounds = [(0.0, 1.0)] * 3
+    expected = [minimize(negative, x0, jac=True, method="L-BFGS-B", bounds=bounds) for x0 in starts]
+    np.testing.assert_array_equal(refine_lbfgsb(acquisition, starts), [r.x for r in expected])
+    runs = LockstepLBFGSB(starts, 0.0, 1.0)
+    runs.minimize(lambda Z: tuple(-a for a in acquisition.value_and_grad(Z)))
+    np.testing.assert_array_equal(runs.n_iterations, [r.nit for r in expected])
+    np.testing.assert_array_equal(runs.n_evaluations, [r.nfev for r in expected])

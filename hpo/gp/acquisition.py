@@ -37,9 +37,14 @@ CHUNK_ELEMENTS = 1 << 18  # S * n * chunk: ~2 MB arrays; measured best (benchmar
 
 
 @cache
-def _executor() -> ThreadPoolExecutor:
+def _n_threads() -> int:
     default = min(4, len(os.sched_getaffinity(0)))
-    return ThreadPoolExecutor(max_workers=max(1, int(os.environ.get("HPO_GP_THREADS", default))))
+    return max(1, int(os.environ.get("HPO_GP_THREADS", default)))
+
+
+@cache
+def _executor() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=_n_threads())
 
 
 @cache
@@ -151,6 +156,7 @@ class ExpectedImprovement(PosteriorAcquisition):
     SCREEN_BASIS = 8  # measured best: the float32 bound's error terms grow with R
     SCREEN_CHUNK = 1 << 20  # S * n * chunk float32 values per screening chunk (4 MB)
     SLACK = 1e-12  # relative margin of the float64 variance bound against rounding
+    MIN_PART = 1000  # points per thread when value_and_grad splits a batch
 
     def __init__(self, posterior: GPPosterior, best_f: float) -> None:
         super().__init__(posterior)
@@ -198,9 +204,15 @@ class ExpectedImprovement(PosteriorAcquisition):
         return values
 
     def value_and_grad(self, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        Xs = np.atleast_2d(Xs)
         if self._compiled is None:
             return self.numpy_value_and_grad(Xs)
-        return self._compiled(np.atleast_2d(Xs))
+        parts = min(_n_threads(), len(Xs) // self.MIN_PART)
+        if parts < 2:
+            return self._compiled(Xs)
+        # the L-BFGS-B runs' batches: points are independent, so split across the threads
+        results = list(_executor().map(self._compiled, np.array_split(Xs, parts)))
+        return tuple(np.concatenate(arrays) for arrays in zip(*results, strict=True))
 
     def numpy_value_and_grad(self, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`value_and_grad` from the posterior's batched numpy gradients (any kernel)."""

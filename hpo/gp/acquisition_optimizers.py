@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import warnings
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import _lbfgsb  # scipy's L-BFGS-B routine (setulb)
 from scipy.stats import qmc
 
 from hpo.gp.acquisition import Acquisition
@@ -114,14 +115,90 @@ class GridLBFGS(AcquisitionOptimizer):
 def refine_lbfgsb(acquisition: Acquisition, starts: np.ndarray) -> np.ndarray:
     """Local maximisation of ``acquisition`` from each of ``starts (k, d)`` in ``[0, 1]^d``: one
     L-BFGS-B run per start with scipy's default tolerances, as Spearmint's ``fmin_l_bfgs_b``
-    loop (each start stops on its own criterion)."""
-    bounds = [(0.0, 1.0)] * starts.shape[1]
+    loop (each start stops on its own criterion).
 
-    def negative(x: np.ndarray) -> tuple[float, np.ndarray]:
-        value, grad = acquisition.value_and_grad(x[None])
-        return -float(value[0]), -grad[0]
+    The runs are independent, so they advance in lockstep (:class:`LockstepLBFGSB`): every
+    round evaluates the points all pending runs ask for in one batched call. Each run's iterates
+    are those of ``scipy.optimize.minimize(method="L-BFGS-B")`` from its start, bit for bit.
+    """
 
-    refined = [
-        minimize(negative, x0, jac=True, method="L-BFGS-B", bounds=bounds).x for x0 in starts
-    ]
-    return np.clip(np.reshape(refined, starts.shape), 0.0, 1.0)
+    def negative(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        values, grads = acquisition.value_and_grad(X)
+        return -values, -grads
+
+    return np.clip(LockstepLBFGSB(starts, lower=0.0, upper=1.0).minimize(negative), 0.0, 1.0)
+
+
+class LockstepLBFGSB:
+    """Several bound-constrained L-BFGS-B minimisations advanced together.
+
+    Drives scipy's L-BFGS-B routine (``setulb``, the reverse-communication interface that
+    ``scipy.optimize.minimize`` loops over) with scipy's defaults (``maxcor=10``,
+    ``ftol=2.22e-9``, ``gtol=1e-5``, ``maxls=20``, ``maxiter=maxfun=15000``), one state per
+    start. Instead of one Python callback per evaluation and run, every round collects the
+    points the unfinished runs ask for and evaluates them in one call of a batched function, which
+    removes most of the per-evaluation overhead of ``minimize`` (about 60 µs, more than a
+    compiled evaluation of EI).
+    """
+
+    MAXCOR = 10
+    FACTR = 2.2204460492503131e-09 / np.finfo(float).eps  # scipy's ftol, in units of eps
+    PGTOL = 1e-5
+    MAXLS = 20
+    MAXITER = 15000
+    MAXFUN = 15000
+    _FG, _NEW_X, _STOP = 3, 1, 5  # setulb task codes: evaluate, new iterate, stop requested
+
+    def __init__(self, starts: np.ndarray, lower: float, upper: float) -> None:
+        starts = np.atleast_2d(np.asarray(starts, dtype=float))
+        self.k, self.dim = starts.shape
+        self.x = np.clip(starts, lower, upper)  # (k, d), updated in place by setulb
+        self.lower = np.full(self.dim, float(lower))
+        self.upper = np.full(self.dim, float(upper))
+        self.nbd = np.full(self.dim, 2, dtype=np.int32)  # both bounds
+        m, n = self.MAXCOR, self.dim
+        self.f = np.zeros(self.k)
+        self.g = np.zeros((self.k, n))
+        self.wa = np.zeros((self.k, 2 * m * n + 5 * n + 11 * m * m + 8 * m))
+        self.iwa = np.zeros((self.k, 3 * n), dtype=np.int32)
+        self.task = np.zeros((self.k, 2), dtype=np.int32)
+        self.ln_task = np.zeros((self.k, 2), dtype=np.int32)
+        self.lsave = np.zeros((self.k, 4), dtype=np.int32)
+        self.isave = np.zeros((self.k, 44), dtype=np.int32)
+        self.dsave = np.zeros((self.k, 29))
+        self.n_iterations = np.zeros(self.k, dtype=int)
+        self.n_evaluations = np.zeros(self.k, dtype=int)
+
+    def minimize(
+        self, fun_and_grad: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+    ) -> np.ndarray:
+        """Run every start to its stopping criterion; ``fun_and_grad(X (m, d))`` returns values
+        ``(m,)`` and gradients ``(m, d)``. Returns the final iterates ``(k, d)``."""
+        waiting = [run for run in range(self.k) if self._advance(run)]
+        while waiting:
+            values, grads = fun_and_grad(self.x[waiting])
+            self.f[waiting] = values
+            self.g[waiting] = grads
+            self.n_evaluations[waiting] += 1
+            waiting = [run for run in waiting if self._advance(run)]
+        return self.x
+
+    def _advance(self, run: int) -> bool:
+        """Call ``setulb`` for ``run`` until it asks for an evaluation (True) or stops."""
+        x, task = self.x[run], self.task[run]
+        while True:
+            _lbfgsb.setulb(
+                self.MAXCOR, x, self.lower, self.upper, self.nbd, self.f[run], self.g[run],
+                self.FACTR, self.PGTOL, self.wa[run], self.iwa[run], task, self.lsave[run],
+                self.isave[run], self.dsave[run], self.MAXLS, self.ln_task[run],
+            )  # fmt: skip
+            if task[0] == self._FG:
+                return True
+            if task[0] != self._NEW_X:
+                return False
+            self.n_iterations[run] += 1
+            # scipy counts the evaluation at the start made when its objective is set up
+            if self.n_iterations[run] >= self.MAXITER:
+                task[:] = self._STOP, 504
+            elif self.n_evaluations[run] > self.MAXFUN:
+                task[:] = self._STOP, 502
