@@ -126,10 +126,14 @@ def _screening_problem(d: int, noise: float, n: int = 90):
 @pytest.mark.parametrize(("d", "noise"), [(2, 1e-4), (6, 1e-4), (2, 1e-9)])
 def test_screened_top_k_equals_exhaustive_top_k(d: int, noise: float) -> None:
     acquisition, Xs = _screening_problem(d, noise)
-    top, values = acquisition.top_k(Xs, 20)
     full = acquisition(Xs)
-    np.testing.assert_array_equal(top, np.argsort(-full, kind="stable")[:20])
-    np.testing.assert_allclose(values, full[top], rtol=1e-10)
+    expected = np.argsort(-full, kind="stable")[:20]
+    good_hints = expected[::2]
+    poor_hints = np.argsort(full, kind="stable")[:30]  # the worst candidates, and repeats
+    for hints in (None, good_hints, np.concatenate([poor_hints, poor_hints[:5]])):
+        top, values = acquisition.top_k(Xs, 20, hints=hints)
+        np.testing.assert_array_equal(top, expected)
+        np.testing.assert_allclose(values, full[top], rtol=1e-10)
 
 
 @pytest.mark.parametrize(("d", "noise"), [(2, 1e-4), (6, 1e-4), (2, 1e-9)])

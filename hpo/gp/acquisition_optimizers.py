@@ -76,26 +76,37 @@ class GridLBFGS(AcquisitionOptimizer):
         self.jitter_sd = jitter_sd
         self.observed = observed
         self._grid_index = {row.tobytes(): i for i, row in enumerate(grid)}
+        self._previous_top = np.zeros(0, dtype=int)  # grid rows: hints for the next search
 
     def candidates(
         self, observed: np.ndarray, incumbent: np.ndarray | None, rng: np.random.Generator
     ) -> np.ndarray:
         """The candidate set ``(m, d)`` scored before refinement."""
+        return self._candidates(observed, incumbent, rng)[0]
+
+    def _candidates(
+        self, observed: np.ndarray, incumbent: np.ndarray | None, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The candidate set ``(m, d)`` and the position in it of every grid point
+        ``(len(grid),)``, -1 for the grid points left out."""
+        observed = np.asarray(observed, dtype=float).reshape(-1, self.grid.shape[1])
         if self.observed == "exclude":
             keep = np.ones(len(self.grid), dtype=bool)
             for x in observed:
-                index = self._grid_index.get(np.asarray(x, dtype=float).tobytes())
+                index = self._grid_index.get(x.tobytes())
                 if index is not None:
                     keep[index] = False
             parts = [self.grid[keep]]
+            position = np.where(keep, np.cumsum(keep) - 1, -1)
         else:
-            parts = [np.asarray(observed, dtype=float).reshape(-1, self.grid.shape[1]), self.grid]
+            parts = [observed, self.grid]
+            position = len(observed) + np.arange(len(self.grid))
         if self.n_jitter > 0 and incumbent is not None:
             jitter = incumbent + self.jitter_sd * rng.standard_normal(
                 (self.n_jitter, len(incumbent))
             )
             parts.append(np.clip(jitter, 0.0, 1.0))
-        return np.concatenate(parts)
+        return np.concatenate(parts), position
 
     def maximize(
         self,
@@ -104,8 +115,16 @@ class GridLBFGS(AcquisitionOptimizer):
         incumbent: np.ndarray | None,
         rng: np.random.Generator,
     ) -> np.ndarray:
-        cand = self.candidates(observed, incumbent, rng)
-        top, top_values = acquisition.top_k(cand, max(1, min(self.n_refine, len(cand))))
+        cand, position = self._candidates(observed, incumbent, rng)
+        hints = position[self._previous_top]
+        top, top_values = acquisition.top_k(
+            cand, max(1, min(self.n_refine, len(cand))), hints=hints[hints >= 0]
+        )
+        # the best grid points of this search: the next one's hints (the acquisition changes
+        # little from one BO iteration to the next)
+        grid_of_candidate = np.full(len(cand), -1)
+        grid_of_candidate[position[position >= 0]] = np.flatnonzero(position >= 0)
+        self._previous_top = grid_of_candidate[top][grid_of_candidate[top] >= 0]
         refined = refine_lbfgsb(acquisition, cand[top[: self.n_refine]])
         points = np.concatenate([cand[top], refined])
         values = np.concatenate([top_values, acquisition(refined)])
