@@ -50,11 +50,14 @@ def slice_sample(
         direction = rng.standard_normal(x.shape[0])
         return _direction_slice(
             x, direction / np.linalg.norm(direction), logprob, rng, sigma, step_out, max_steps_out
-        )
+        )[0]
+    value = None
     for d in rng.permutation(x.shape[0]):
         direction = np.zeros(x.shape[0])
         direction[d] = 1.0
-        x = _direction_slice(x, direction, logprob, rng, sigma, step_out, max_steps_out)
+        x, value = _direction_slice(
+            x, direction, logprob, rng, sigma, step_out, max_steps_out, value_at_x0=value
+        )
     return x
 
 
@@ -66,13 +69,18 @@ def _direction_slice(
     sigma: float,
     step_out: bool,
     max_steps_out: int,
-) -> np.ndarray:
+    value_at_x0: float | None = None,
+) -> tuple[np.ndarray, float]:
+    """One update along ``direction``: the new point and its log density. ``value_at_x0``:
+    ``logprob(x0)`` when the caller has it (the previous coordinate's accepted point), saving
+    one evaluation; the result is the same, as the evaluation would be of the same point."""
+
     def line(z: float) -> float:
         return logprob(x0 + z * direction)
 
     upper = sigma * rng.random()
     lower = upper - sigma
-    threshold = np.log(rng.random()) + line(0.0)
+    threshold = np.log(rng.random()) + (line(0.0) if value_at_x0 is None else value_at_x0)
     if step_out:
         steps = 0
         while line(lower) > threshold and steps < max_steps_out:
@@ -88,7 +96,7 @@ def _direction_slice(
         if np.isnan(value):
             raise FloatingPointError(f"slice sampler got NaN log density at {x0 + z * direction}")
         if value > threshold:
-            return x0 + z * direction
+            return x0 + z * direction, value
         if z < 0:
             lower = z
         elif z > 0:
