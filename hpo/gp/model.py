@@ -8,8 +8,10 @@ to the input, and the log marginal likelihood (thesis Eq. 2.16) that the slice s
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 import scipy.linalg as sla
 from scipy.linalg import lapack
@@ -71,9 +73,25 @@ def log_likelihood(cov: np.ndarray, resid: np.ndarray) -> float:
     chol, info = lapack.dpotrf(cov, lower=1, clean=0, overwrite_a=1)
     if info != 0:
         return -np.inf
-    z, _ = lapack.dtrtrs(chol, resid, lower=1)
-    n = resid.shape[0]
-    return float(-0.5 * z @ z - np.log(np.diagonal(chol)).sum() - 0.5 * n * LOG_2PI)
+    return _gaussian_log_density(chol, np.asarray(resid, dtype=float))
+
+
+@numba.njit(nogil=True, cache=True, fastmath={"contract"})
+def _gaussian_log_density(chol: np.ndarray, resid: np.ndarray) -> float:
+    """``log N(resid; 0, L L')`` from the lower Cholesky factor ``L`` (column by column: a
+    Fortran-ordered factor is read contiguously)."""
+    n = resid.size
+    z = resid.copy()  # overwritten by L^-1 resid
+    quad = 0.0
+    log_det = 0.0
+    for j in range(n):
+        pivot = chol[j, j]
+        zj = z[j] / pivot
+        quad += zj * zj
+        log_det += math.log(pivot)
+        for i in range(j + 1, n):
+            z[i] -= zj * chol[i, j]
+    return -0.5 * quad - log_det - 0.5 * n * LOG_2PI
 
 
 class GPPosterior:
