@@ -23,6 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from functools import cache
+from typing import Any
 
 import numpy as np
 from scipy.special import ndtr
@@ -96,20 +97,19 @@ class PosteriorAcquisition(Acquisition):
     def __call__(self, Xs: np.ndarray) -> np.ndarray:
         return self._map(self._values, np.atleast_2d(Xs))
 
-    def _map(
-        self,
-        values: Callable[[np.ndarray], np.ndarray],
-        Xs: np.ndarray,
-        chunk: int | None = None,
-    ) -> np.ndarray:
+    def _map(self, values: Callable, Xs: np.ndarray, chunk: int | None = None) -> Any:
         """``values`` applied to fixed chunks of ``Xs (m, d)`` (of ``chunk`` points, default
-        :attr:`chunk`) on the thread pool: ``(m,)``."""
+        :attr:`chunk`) on the thread pool, the results concatenated: ``(m, ...)``, or a tuple of
+        such arrays when ``values`` returns tuples."""
         chunk = chunk or self.chunk
         if len(Xs) <= chunk:
             return values(Xs)
         with single_threaded_blas():
             chunks = _executor().map(lambda i: values(Xs[i : i + chunk]), range(0, len(Xs), chunk))
-            return np.concatenate(list(chunks))
+            results = list(chunks)
+        if isinstance(results[0], tuple):
+            return tuple(np.concatenate(parts) for parts in zip(*results, strict=True))
+        return np.concatenate(results)
 
     @abstractmethod
     def _values(self, Xs: np.ndarray) -> np.ndarray:
@@ -222,12 +222,10 @@ class ExpectedImprovement(PosteriorAcquisition):
         Xs = np.atleast_2d(Xs)
         if self._compiled is None:
             return self.numpy_value_and_grad(Xs)
-        parts = min(_n_threads(), len(Xs) // self.MIN_PART)
-        if parts < 2:
-            return self._compiled(Xs)
-        # the L-BFGS-B runs' batches: points are independent, so split across the threads
-        results = list(_executor().map(self._compiled, np.array_split(Xs, parts)))
-        return tuple(np.concatenate(arrays) for arrays in zip(*results, strict=True))
+        # the L-BFGS-B runs' batches: a point's result does not depend on its batch, so split
+        # them across the threads
+        parts = max(1, min(_n_threads(), len(Xs) // self.MIN_PART))
+        return self._map(self._compiled, Xs, chunk=-(-len(Xs) // parts))
 
     def numpy_value_and_grad(self, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`value_and_grad` from the posterior's batched numpy gradients (any kernel)."""
