@@ -76,7 +76,7 @@ class GridLBFGS(AcquisitionOptimizer):
         self.jitter_sd = jitter_sd
         self.observed = observed
         self._grid_index = {row.tobytes(): i for i, row in enumerate(grid)}
-        self._previous_top = np.zeros(0, dtype=int)  # grid rows: hints for the next search
+        self._previous_top = np.zeros((0, grid.shape[1]))  # best candidates of the last search
 
     def candidates(
         self, observed: np.ndarray, incumbent: np.ndarray | None, rng: np.random.Generator
@@ -116,15 +116,14 @@ class GridLBFGS(AcquisitionOptimizer):
         rng: np.random.Generator,
     ) -> np.ndarray:
         cand, position = self._candidates(observed, incumbent, rng)
-        hints = position[self._previous_top]
+        # hints: where the previous search's best grid points are now (the acquisition changes
+        # little from one BO iteration to the next); its jittered points are not in the grid
+        rows = [self._grid_index.get(point.tobytes()) for point in self._previous_top]
+        hints = position[[row for row in rows if row is not None]]
         top, top_values = acquisition.top_k(
             cand, max(1, min(self.n_refine, len(cand))), hints=hints[hints >= 0]
         )
-        # the best grid points of this search: the next one's hints (the acquisition changes
-        # little from one BO iteration to the next)
-        grid_of_candidate = np.full(len(cand), -1)
-        grid_of_candidate[position[position >= 0]] = np.flatnonzero(position >= 0)
-        self._previous_top = grid_of_candidate[top][grid_of_candidate[top] >= 0]
+        self._previous_top = cand[top]
         refined = refine_lbfgsb(acquisition, cand[top[: self.n_refine]])
         points = np.concatenate([cand[top], refined])
         values = np.concatenate([top_values, acquisition(refined)])
