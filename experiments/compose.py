@@ -1,0 +1,31 @@
+"""The one composition path: Hydra's compose API turns overrides into a plain run specification.
+
+``run.py`` (a single run or a Hydra multirun job) and sweeps (``experiments.sweep``) both build
+their runs here, from the same ``conf/`` tree and the same defaults, so a sweep's run and the
+single run typed on the command line with the same values are the same run (same config hash,
+same results file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+
+from experiments.config import CONF_DIR, check_overrides, spec_from_config
+from experiments.runner import RunSpec
+
+
+def compose_config(overrides: Sequence[str]) -> dict[str, Any]:
+    """The composed config (a plain dict) for command-line style ``overrides``."""
+    check_overrides(overrides)
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+        cfg = compose(config_name="config", overrides=list(overrides))
+    return OmegaConf.to_container(cfg, resolve=True)
+
+
+def compose_run(overrides: Sequence[str]) -> RunSpec:
+    """The run that ``python run.py <overrides>`` would execute."""
+    return spec_from_config(compose_config(overrides))
