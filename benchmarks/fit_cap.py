@@ -36,9 +36,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 
-from experiments.runner import Evaluator, RunSpec  # noqa: E402
 from hpo import seeding  # noqa: E402
 from hpo.datasets import load_dataset  # noqa: E402
+from hpo.evaluation import Evaluator  # noqa: E402
 from hpo.learners import FitGuard, make_estimator, rbf_svc_predict  # noqa: E402
 from hpo.optimizers import make_optimizer  # noqa: E402
 from hpo.protocol import ProtocolSettings  # noqa: E402
@@ -68,9 +68,8 @@ def fits(dataset: str, budget: int, reference: int, protocol: str = "holdout") -
     """One row per (random configuration, fold): C, gamma, iterations, validation error, seconds."""
     data = load_dataset(dataset)
     settings = ProtocolSettings(validation="cv" if protocol == "cv5" else "holdout")
-    spec = RunSpec(dataset=data.name, optimizer="rs", rules={"rs": "best_validation"},
-                   protocol=settings)  # fmt: skip
-    evaluator = Evaluator(spec, data)  # the run's data layout and splits, seed 0, repetition 0
+    # the run's data layout and splits, seed 0, repetition 0
+    evaluator = Evaluator(data, settings, lambda _: "svm_rbf", FitGuard(), seed=0, repetition=0)
     X, y, splits = evaluator.X, evaluator.y, evaluator.splits
     reference_guard = FitGuard(max_iter=reference, max_work=None)
     space = get_space("svm_rbf")

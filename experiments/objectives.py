@@ -14,9 +14,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from experiments.runner import Evaluator, RunSpec
 from hpo.datasets import load_dataset
+from hpo.evaluation import Evaluator
 from hpo.learners import FitGuard
+from hpo.protocol import ProtocolSettings
 from hpo.space import get_space
 
 
@@ -25,15 +26,10 @@ def svm_validation_objective(
 ) -> Callable[[np.ndarray], float]:
     """``u -> validation error`` of the RBF-SVM on ``dataset``'s hold-out split for ``seed``."""
     data = load_dataset(dataset, data_dir)
-    spec = RunSpec(
-        dataset=data.name,
-        optimizer="rs",
-        rules={"rs": "best_validation"},
-        seed=seed,
-        fit_guard=fit_guard or FitGuard(),
+    evaluator = Evaluator(
+        data, ProtocolSettings(), lambda config: "svm_rbf", fit_guard or FitGuard(), seed, 0
     )
-    evaluator = Evaluator(spec, data)
-    space = get_space(spec.space)
+    space = get_space("svm_rbf")
 
     def objective(u: np.ndarray) -> float:
         return evaluator.validate(space.decode(np.asarray(u, dtype=float)), batch=0).valid_loss

@@ -1,15 +1,17 @@
-"""One optimization run, from a plain :class:`RunSpec` to its results table.
+"""One optimization run, from a plain :class:`RunSpec` to its results tables.
 
 Data flow (DESIGN.md): dataset → outer split → ``optimizer.ask()`` → the protocol gives the folds
-for this batch → fit and score → ``optimizer.tell(validation loss)`` → one trace row. Then every
-selection rule reads the trace and names an incumbent per iteration; each distinct incumbent is
-retrained on all non-test data and tested once (cached by configuration), which gives the
-test-error-versus-iteration curves of every rule for free.
+for this batch → the configuration's learner is fitted and scored (:mod:`hpo.evaluation`) →
+``optimizer.tell(validation loss)`` → one trace row. Then every selection rule reads the trace
+and returns a choice per iteration (one member, or several); each distinct member is retrained on
+all non-test data and tested once (cached by configuration), a choice of several members is
+scored by their majority vote, which gives the test-error-versus-iteration curves of every rule
+for free. With ``predictions`` the run also returns every model's predicted labels (the
+predictions sidecar, :mod:`experiments.results`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -20,14 +22,15 @@ import pandas as pd
 
 from hpo import seeding
 from hpo.datasets import Dataset, load_dataset
-from hpo.learners import FitGuard, SquaredDistanceCache, fit_and_score
-from hpo.optimizers import SurrogateOptimizer, make_optimizer
-from hpo.protocol import ProtocolSettings, RepetitionSplits
-from hpo.selection import NO_ANSWER, POSTERIOR_MEAN, RULES, population_ends
+from hpo.ensembles import TIE_RULES, majority_vote
+from hpo.evaluation import Evaluator, TestResult, Validation, config_key
+from hpo.learners import FitGuard
+from hpo.optimizers import Optimizer, PredictionsConsumer, make_optimizer
+from hpo.protocol import ProtocolSettings
+from hpo.selection import RULE_NAMES, Choice, SelectionRule, Trace, make_rule, population_ends
 from hpo.space import Categorical, Integer, Space, get_space
 
-# Families whose incumbents exist only at the end of each generation (spec §2.7, §7.19).
-GENERATIONAL_FAMILIES = ("cma",)
+PREDICTION_KINDS = {"valid": 0, "selection": 1, "test": 2}
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,8 @@ class RunSpec:
 
     ``rules`` maps each thesis method name this run reports (e.g. ``gp-r`` and ``gp-pm-r``) to its
     selection rule (``best_validation``, ``best_selection``, ``partial_validation``,
-    ``backwarding``, ``global_validation`` or ``posterior_mean``).
+    ``backwarding``, ``global_validation`` or ``posterior_mean``). ``experiment`` names the sweep
+    the run belongs to (results metadata only: not part of the run's identity).
     """
 
     dataset: str
@@ -53,6 +57,9 @@ class RunSpec:
     fit_guard: FitGuard = field(default_factory=FitGuard)
     pm_domain: str = "space"
     curves: bool = True
+    predictions: bool = False
+    vote_ties: str = "lowest"
+    experiment: str | None = None
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -61,6 +68,11 @@ class RunSpec:
             raise ValueError(f"repetition must be >= 0, got {self.repetition}")
         if not self.rules:
             raise ValueError("a run needs at least one (method, rule) to report")
+        unknown = sorted({r for r in self.rules.values() if r not in RULE_NAMES})
+        if unknown:
+            raise ValueError(f"unknown selection rules {unknown}; valid: {', '.join(RULE_NAMES)}")
+        if self.vote_ties not in TIE_RULES:
+            raise ValueError(f"unknown vote_ties {self.vote_ties!r}; valid: {', '.join(TIE_RULES)}")
 
     @property
     def run_method(self) -> str:
@@ -71,138 +83,42 @@ class RunSpec:
         """The values that determine the run's results (hashed into ``config_hash``)."""
         identity = asdict(self)
         identity["rules"] = dict(sorted(self.rules.items()))
+        del identity["experiment"]
         return identity
 
 
+@dataclass(frozen=True)
+class RunResult:
+    """A finished run's tables: one row per evaluation, one per (method, iteration) outcome, and
+    (when the run keeps them) the predictions, one row per (model, split, fold, example)."""
+
+    trace: pd.DataFrame
+    outcomes: pd.DataFrame
+    predictions: pd.DataFrame | None = None
+
+
 @dataclass
-class _TraceRow:
+class _Evaluation:
     iteration: int
     batch: int
     u: np.ndarray
     config: dict[str, Any]
-    valid_loss: float
-    selection_loss: float
-    n_fits: int
-    fit_limit_hits: int
-    fit_seconds: float
+    scored: Validation
     optimizer_seconds: float
-
-
-@dataclass(frozen=True)
-class _Validation:
-    valid_loss: float
-    selection_loss: float
-    n_fits: int
-    fit_limit_hits: int
-    fit_seconds: float
-
-
-class Evaluator:
-    """Scores configurations on the folds of a batch and tests final models (cached)."""
-
-    def __init__(self, spec: RunSpec, data: Dataset) -> None:
-        self.spec = spec
-        X_parts = [data.X] if data.X_test is None else [data.X, data.X_test]
-        y_parts = [data.y] if data.y_test is None else [data.y, data.y_test]
-        self.X = np.concatenate(X_parts)
-        self.y = np.concatenate(y_parts)
-        self.splits = RepetitionSplits(
-            self.y,
-            len(data.y),
-            data.has_predefined_test,
-            spec.protocol,
-            spec.seed,
-            data.name,
-            spec.repetition,
-        )
-        self._test_cache: dict[tuple, tuple[float, bool, float]] = {}
-        self._valid_cache: dict[tuple, _Validation] = {}
-        guard = spec.fit_guard
-        self._distances = (
-            SquaredDistanceCache(self.X, guard.distance_cache_mb)
-            if spec.learner == "svm_rbf" and guard.distance_cache_mb > 0
-            else None
-        )
-
-    def _fit(
-        self,
-        config: Mapping[str, Any],
-        train: np.ndarray,
-        evals: list[np.ndarray],
-        train_key: tuple,
-        guard: FitGuard,
-    ):
-        """Fit on rows ``train`` (identified by ``train_key`` for the distance cache), score on
-        each of ``evals``; the fit's seconds include computing the precomputed kernel."""
-        started = time.perf_counter()
-        gram = None
-        if self._distances is not None:
-            gram = self._distances.gram(train_key, train, float(config["gamma"]))
-        gram_seconds = time.perf_counter() - started
-        outcome = fit_and_score(
-            self.spec.learner,
-            config,
-            guard,
-            self.X[train],
-            self.y[train],
-            [(self.X[idx], self.y[idx]) for idx in evals],
-            seed=seeding.int_seed(seeding.seed_sequence(self.spec.seed, "learner")),
-            train_gram=gram,
-        )
-        return dataclasses.replace(outcome, fit_seconds=outcome.fit_seconds + gram_seconds)
-
-    def validate(self, config: Mapping[str, Any], batch: int) -> _Validation:
-        """Fold means of the validation and selection losses of ``config`` on ``batch``'s folds.
-
-        Fits are deterministic, so a configuration already scored on the same folds (a repeated
-        grid point, CMA-ES offspring clipped to the same corner) is not fitted again.
-        """
-        key = (tuple(sorted(config.items())), self.splits.split_key(batch))
-        if key in self._valid_cache:
-            return dataclasses.replace(self._valid_cache[key], n_fits=0, fit_seconds=0.0)
-        selection = self.splits.selection
-        valid, sel, hits, seconds = [], [], 0, 0.0
-        folds = self.splits.folds(batch)
-        for index, fold in enumerate(folds):
-            train_key = ("fold", self.splits.split_key(batch), index)
-            outcome = self._fit(
-                config, fold.train, [fold.valid, selection], train_key, self.spec.fit_guard
-            )
-            valid.append(outcome.errors[0])
-            sel.append(outcome.errors[1])
-            hits += outcome.hit_limit
-            seconds += outcome.fit_seconds
-        selection_loss = float(np.mean(sel)) if len(selection) else float("nan")
-        result = _Validation(float(np.mean(valid)), selection_loss, len(folds), hits, seconds)
-        self._valid_cache[key] = result
-        return result
-
-    def test(self, config: Mapping[str, Any]) -> tuple[float, bool, float]:
-        """(test error, fit-limit hit, fit seconds) of ``config`` retrained on all of D_TVS."""
-        key = tuple(sorted(config.items()))
-        if key not in self._test_cache:
-            outcome = self._fit(
-                config,
-                self.splits.train_valid_selection,
-                [self.splits.test],
-                ("tvs",),
-                self.spec.fit_guard.for_retraining(),
-            )
-            self._test_cache[key] = (outcome.errors[0], outcome.hit_limit, outcome.fit_seconds)
-        return self._test_cache[key]
 
 
 def execute_run(
     spec: RunSpec, data: Dataset | None = None, data_dir: str | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run ``spec`` and return (trace, outcomes) as typed DataFrames (see README, schema)."""
+    result = run(spec, data, data_dir)
+    return result.trace, result.outcomes
 
-    unknown = {r for r in spec.rules.values() if r not in RULES and r != POSTERIOR_MEAN}
-    if unknown:
-        raise ValueError(f"unknown selection rules {sorted(unknown)}; valid: {sorted(RULES)}")
+
+def run(spec: RunSpec, data: Dataset | None = None, data_dir: str | None = None) -> RunResult:
+    """Run ``spec``: the optimization loop, then every rule's choices, tested."""
     data = data if data is not None else load_dataset(spec.dataset, data_dir)
     space = get_space(spec.space)
-    evaluator = Evaluator(spec, data)
     optimizer = make_optimizer(
         spec.optimizer,
         space,
@@ -210,11 +126,41 @@ def execute_run(
         seeding.rng(spec.seed, data.name, spec.repetition, "optimizer", spec.optimizer),
         **dict(spec.optimizer_settings),
     )
-    wants_pm = POSTERIOR_MEAN in spec.rules.values()
-    if wants_pm and not isinstance(optimizer, SurrogateOptimizer):
-        raise ValueError(f"optimizer {spec.optimizer!r} has no surrogate for posterior-mean rules")
-    trace: list[_TraceRow] = []
-    pm_incumbents: list[dict[str, Any] | None] = []
+    rules = {method: make_rule(rule, spec.pm_domain) for method, rule in spec.rules.items()}
+    for rule in rules.values():
+        rule.check(optimizer)
+    reads_predictions = isinstance(optimizer, PredictionsConsumer)
+    evaluator = Evaluator(
+        data,
+        spec.protocol,
+        lambda config: spec.learner,
+        spec.fit_guard,
+        spec.seed,
+        spec.repetition,
+        keep_predictions=spec.predictions or reads_predictions,
+    )
+    evaluations = _optimize(spec, optimizer, space, evaluator, list(rules.values()))
+    trace = Trace(
+        valid_loss=np.array([e.scored.valid_loss for e in evaluations]),
+        selection_loss=np.array([e.scored.selection_loss for e in evaluations]),
+        batch=np.array([e.batch for e in evaluations]),
+        configs=[e.config for e in evaluations],
+    )
+    scorer = _ChoiceScorer(evaluator, spec, data.name)
+    outcomes = _outcomes(spec, rules, trace, scorer, optimizer, space)
+    predictions = _predictions_frame(evaluations, evaluator, scorer) if spec.predictions else None
+    return RunResult(_trace_frame(evaluations, space), outcomes, predictions)
+
+
+def _optimize(
+    spec: RunSpec,
+    optimizer: Optimizer,
+    space: Space,
+    evaluator: Evaluator,
+    rules: list[SelectionRule],
+) -> list[_Evaluation]:
+    """The ask / evaluate / tell loop; rules observe the optimizer after every evaluation."""
+    evaluations: list[_Evaluation] = []
     for iteration in range(1, spec.budget + 1):
         started = time.perf_counter()
         try:
@@ -222,38 +168,128 @@ def execute_run(
         except StopIteration:
             break
         ask_seconds = time.perf_counter() - started
-        config = space.decode(proposal.u)
+        if proposal.config is not None:
+            config, u = dict(proposal.config), space.encode(proposal.config)
+        else:
+            config, u = space.decode(proposal.u), np.asarray(proposal.u, dtype=float)
         scored = evaluator.validate(config, proposal.batch)
         started = time.perf_counter()
+        if isinstance(optimizer, PredictionsConsumer):
+            optimizer.observe_predictions(proposal, scored.predictions)
         optimizer.tell(proposal, scored.valid_loss)
         tell_seconds = time.perf_counter() - started
-        trace.append(
-            _TraceRow(
-                iteration,
-                proposal.batch,
-                np.asarray(proposal.u),
-                config,
-                scored.valid_loss,
-                scored.selection_loss,
-                scored.n_fits,
-                scored.fit_limit_hits,
-                scored.fit_seconds,
-                ask_seconds + tell_seconds,
-            )
+        wanted = spec.curves or iteration == spec.budget
+        for rule in rules:
+            rule.observe(optimizer, iteration, wanted)
+        evaluations.append(
+            _Evaluation(iteration, proposal.batch, u, config, scored, ask_seconds + tell_seconds)
         )
-        if wants_pm:
-            last = iteration == spec.budget
-            pm_incumbents.append(
-                space.decode(optimizer.posterior_mean_argmin(spec.pm_domain))
-                if spec.curves or last
-                else None
+    return evaluations
+
+
+class _ChoiceScorer:
+    """Test errors of choices: members retrained once each (the evaluator's cache), a choice of
+    several members scored by their weighted majority vote on the test split."""
+
+    def __init__(self, evaluator: Evaluator, spec: RunSpec, dataset: str) -> None:
+        self.evaluator = evaluator
+        self.labels = evaluator.y[evaluator.splits.test]
+        self.ties = spec.vote_ties
+        self.rng = seeding.rng(spec.seed, dataset, spec.repetition, "vote-ties")
+        self.tested: dict[tuple, tuple[int, TestResult]] = {}  # config key -> (model id, result)
+
+    def member_result(self, config: Mapping[str, Any], model_id: int) -> TestResult:
+        key = config_key(config)
+        if key not in self.tested:
+            self.tested[key] = (model_id, self.evaluator.test(config))
+        return self.tested[key][1]
+
+    def score(self, choice: Choice, iteration: int) -> tuple[float, bool, float]:
+        """(test error, any member hit its fit limit, seconds of the members' retraining)."""
+        results = [
+            self.member_result(m.config, m.iteration if m.iteration else -iteration)
+            for m in choice.members
+        ]
+        hit = any(r.hit_limit for r in results)
+        seconds = sum(r.fit_seconds for r in results)
+        if choice.is_single:
+            return results[0].error, hit, seconds
+        votes = majority_vote(
+            np.stack([r.predictions for r in results]), choice.weights, self.ties, self.rng
+        )
+        return float(np.mean(votes != self.labels)), hit, seconds
+
+
+def _outcomes(
+    spec: RunSpec,
+    rules: Mapping[str, SelectionRule],
+    trace: Trace,
+    scorer: _ChoiceScorer,
+    optimizer: Optimizer,
+    space: Space,
+) -> pd.DataFrame:
+    n = len(trace.valid_loss)
+    reported = population_ends(trace.batch) if optimizer.reports_at_batch_ends else np.ones(n, bool)
+    if not spec.curves:
+        reported &= np.arange(n) == n - 1
+    records = []
+    for method, rule in rules.items():
+        for t, choice in enumerate(rule.choices(trace)):
+            if choice is None or not reported[t]:
+                continue
+            test_error, limit_hit, test_seconds = scorer.score(choice, t + 1)
+            single = choice.members[0] if choice.is_single else None
+            index = None if single is None or single.iteration is None else single.iteration - 1
+            records.append(
+                {
+                    "method": method,
+                    "rule": rule.name,
+                    "iteration": t + 1,
+                    "incumbent_iteration": None if index is None else index + 1,
+                    "incumbent_valid_loss": np.nan if index is None else trace.valid_loss[index],
+                    "incumbent_selection_loss": (
+                        np.nan if index is None else trace.selection_loss[index]
+                    ),
+                    "n_members": len(choice.members),
+                    "members": _members_text(choice),
+                    "test_error": test_error,
+                    "test_fit_limit_hit": limit_hit,
+                    "test_fit_seconds": test_seconds,
+                    "config": {} if single is None else single.config,
+                }
             )
-    trace_frame = _trace_frame(trace, space)
-    outcomes = _outcomes(spec, trace, pm_incumbents, evaluator, space)
-    return trace_frame, outcomes
+    columns = {
+        "method": "string",
+        "rule": "string",
+        "iteration": "int64",
+        "incumbent_iteration": "Int64",
+        "incumbent_valid_loss": "float64",
+        "incumbent_selection_loss": "float64",
+        "n_members": "int64",
+        "members": "string",
+        "test_error": "float64",
+        "test_fit_limit_hit": "bool",
+        "test_fit_seconds": "float64",
+    }
+    frame = pd.DataFrame(
+        {name: pd.Series([r[name] for r in records], dtype=kind) for name, kind in columns.items()}
+    )
+    for name, column in _param_columns(space, [r["config"] for r in records]).items():
+        frame[name] = column
+    return frame
 
 
-def _param_columns(space: Space, configs: list[dict[str, Any]]) -> dict[str, pd.Series]:
+def _members_text(choice: Choice) -> str:
+    """The members as their trace iterations, repeated by weight when weights are integers
+    (``"3,3,7"``), else ``"3:0.5,7:0.5"``; ``pm`` for a never-evaluated configuration."""
+    names = ["pm" if m.iteration is None else str(m.iteration) for m in choice.members]
+    pairs = list(zip(names, choice.weights, strict=True))
+    if all(float(w).is_integer() for w in choice.weights):
+        return ",".join(name for name, w in pairs for _ in range(int(w)))
+    return ",".join(f"{name}:{w:g}" for name, w in pairs)
+
+
+def _param_columns(space: Space, configs: list[Mapping[str, Any]]) -> dict[str, pd.Series]:
     columns = {}
     for p in space.parameters:
         values = [c.get(p.name) for c in configs]
@@ -268,86 +304,58 @@ def _param_columns(space: Space, configs: list[dict[str, Any]]) -> dict[str, pd.
     return columns
 
 
-def _trace_frame(trace: list[_TraceRow], space: Space) -> pd.DataFrame:
+def _trace_frame(evaluations: list[_Evaluation], space: Space) -> pd.DataFrame:
+    scored = [e.scored for e in evaluations]
     frame = pd.DataFrame(
         {
-            "iteration": pd.Series([r.iteration for r in trace], dtype="int64"),
-            "batch": pd.Series([r.batch for r in trace], dtype="int64"),
-            "valid_loss": pd.Series([r.valid_loss for r in trace], dtype="float64"),
-            "selection_loss": pd.Series([r.selection_loss for r in trace], dtype="float64"),
-            "n_fits": pd.Series([r.n_fits for r in trace], dtype="int64"),
-            "fit_limit_hits": pd.Series([r.fit_limit_hits for r in trace], dtype="int64"),
-            "fit_seconds": pd.Series([r.fit_seconds for r in trace], dtype="float64"),
-            "optimizer_seconds": pd.Series([r.optimizer_seconds for r in trace], dtype="float64"),
+            "iteration": pd.Series([e.iteration for e in evaluations], dtype="int64"),
+            "batch": pd.Series([e.batch for e in evaluations], dtype="int64"),
+            "valid_loss": pd.Series([s.valid_loss for s in scored], dtype="float64"),
+            "selection_loss": pd.Series([s.selection_loss for s in scored], dtype="float64"),
+            "n_fits": pd.Series([s.n_fits for s in scored], dtype="int64"),
+            "fit_limit_hits": pd.Series([s.fit_limit_hits for s in scored], dtype="int64"),
+            "failure": pd.Series([s.failure for s in scored], dtype="string"),
+            "fit_seconds": pd.Series([s.fit_seconds for s in scored], dtype="float64"),
+            "optimizer_seconds": pd.Series(
+                [e.optimizer_seconds for e in evaluations], dtype="float64"
+            ),
         }
     )
     for i, name in enumerate(space.names):
-        frame[f"u_{name}"] = pd.Series([float(r.u[i]) for r in trace], dtype="float64")
-    for name, column in _param_columns(space, [r.config for r in trace]).items():
+        frame[f"u_{name}"] = pd.Series([float(e.u[i]) for e in evaluations], dtype="float64")
+    for name, column in _param_columns(space, [e.config for e in evaluations]).items():
         frame[name] = column
     return frame
 
 
-def _outcomes(
-    spec: RunSpec,
-    trace: list[_TraceRow],
-    pm_incumbents: list[dict[str, Any] | None],
-    evaluator: Evaluator,
-    space: Space,
+def _prediction_block(model: int, kind: str, fold: int, rows: np.ndarray, labels: np.ndarray):
+    return {
+        "model": np.full(len(rows), model, dtype=np.int32),
+        "split": np.full(len(rows), PREDICTION_KINDS[kind], dtype=np.int8),
+        "fold": np.full(len(rows), fold, dtype=np.int8),
+        "row": rows.astype(np.int32),
+        "prediction": labels.astype(np.int16),
+    }
+
+
+def _predictions_frame(
+    evaluations: list[_Evaluation], evaluator: Evaluator, scorer: _ChoiceScorer
 ) -> pd.DataFrame:
-    valid = np.array([r.valid_loss for r in trace])
-    sel = np.array([r.selection_loss for r in trace])
-    batch = np.array([r.batch for r in trace])
-    records = []
-    for method, rule in spec.rules.items():
-        if rule == POSTERIOR_MEAN:
-            chosen = [(t, None, cfg) for t, cfg in enumerate(pm_incumbents) if cfg is not None]
-        else:
-            incumbent = RULES[rule](valid, sel, batch)
-            if spec.optimizer in GENERATIONAL_FAMILIES:
-                incumbent = np.where(population_ends(batch), incumbent, NO_ANSWER)
-            chosen = [(t, int(i), trace[int(i)].config) for t, i in enumerate(incumbent) if i >= 0]
-        if not spec.curves:
-            chosen = [c for c in chosen if c[0] == len(trace) - 1]
-        for t, index, config in chosen:
-            test_error, limit_hit, test_seconds = evaluator.test(config)
-            records.append(
-                {
-                    "method": method,
-                    "rule": rule,
-                    "iteration": t + 1,
-                    "incumbent_iteration": None if index is None else index + 1,
-                    "incumbent_valid_loss": np.nan if index is None else valid[index],
-                    "incumbent_selection_loss": np.nan if index is None else sel[index],
-                    "test_error": test_error,
-                    "test_fit_limit_hit": limit_hit,
-                    "test_fit_seconds": test_seconds,
-                    "config": config,
-                }
-            )
-    frame = pd.DataFrame(
-        {
-            "method": pd.Series([r["method"] for r in records], dtype="string"),
-            "rule": pd.Series([r["rule"] for r in records], dtype="string"),
-            "iteration": pd.Series([r["iteration"] for r in records], dtype="int64"),
-            "incumbent_iteration": pd.Series(
-                [r["incumbent_iteration"] for r in records], dtype="Int64"
-            ),
-            "incumbent_valid_loss": pd.Series(
-                [r["incumbent_valid_loss"] for r in records], dtype="float64"
-            ),
-            "incumbent_selection_loss": pd.Series(
-                [r["incumbent_selection_loss"] for r in records], dtype="float64"
-            ),
-            "test_error": pd.Series([r["test_error"] for r in records], dtype="float64"),
-            "test_fit_limit_hit": pd.Series(
-                [r["test_fit_limit_hit"] for r in records], dtype="bool"
-            ),
-            "test_fit_seconds": pd.Series(
-                [r["test_fit_seconds"] for r in records], dtype="float64"
-            ),
-        }
+    """Every model's predicted labels (layout: README, "Predictions sidecar")."""
+    blocks = []
+    selection = evaluator.splits.selection
+    for e in evaluations:
+        for fold, kept in enumerate(e.scored.predictions):
+            model = e.iteration
+            blocks.append(_prediction_block(model, "valid", fold, kept.valid_rows, kept.valid))
+            if len(selection):
+                blocks.append(
+                    _prediction_block(model, "selection", fold, selection, kept.selection)
+                )
+    test_rows = evaluator.splits.test
+    for model_id, result in sorted(scorer.tested.values(), key=lambda item: item[0]):
+        blocks.append(_prediction_block(model_id, "test", 0, test_rows, result.predictions))
+    columns = ("model", "split", "fold", "row", "prediction")
+    return pd.DataFrame(
+        {c: np.concatenate([b[c] for b in blocks]) if blocks else np.empty(0) for c in columns}
     )
-    for name, column in _param_columns(space, [r["config"] for r in records]).items():
-        frame[name] = column
-    return frame

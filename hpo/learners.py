@@ -201,16 +201,21 @@ class ConstantClassifier:
         return np.full(len(X), self.label)
 
 
+FAILED_LABEL = -1
+
+
 @dataclass(frozen=True)
 class FitOutcome:
-    """Zero-one errors of one fitted model on each evaluation set, with its cost."""
+    """Predictions and zero-one errors of one fitted model on each evaluation set, with its cost."""
 
+    predictions: tuple[np.ndarray, ...]
     errors: tuple[float, ...]
     fit_seconds: float
     hit_limit: bool
+    failure: str | None = None
 
 
-def fit_and_score(
+def fit_and_predict(
     learner: str,
     config: Mapping[str, object],
     guard: FitGuard,
@@ -244,14 +249,16 @@ def fit_and_score(
         hit_limit = any(issubclass(w.category, ConvergenceWarning) for w in caught)
     fit_seconds = time.perf_counter() - start
     if hit_limit and guard.on_limit == "error_one":
-        errors = tuple(1.0 if len(y) else float("nan") for _, y in eval_sets)
+        predictions = tuple(np.full(len(y), FAILED_LABEL) for _, y in eval_sets)
     else:
         if isinstance(model, SVC) and model.kernel == "precomputed":
             support, gamma = X_train[model.support_], float(config["gamma"])
             predict = functools.partial(rbf_svc_predict, model, support=support, gamma=gamma)
         else:
             predict = functools.partial(_predict, model)
-        errors = tuple(
-            float(np.mean(predict(X) != y)) if len(y) else float("nan") for X, y in eval_sets
-        )
-    return FitOutcome(errors, fit_seconds, hit_limit)
+        predictions = tuple(predict(X) if len(y) else np.empty(0, int) for X, y in eval_sets)
+    errors = tuple(
+        float(np.mean(p != y)) if len(y) else float("nan")
+        for p, (_, y) in zip(predictions, eval_sets, strict=True)
+    )
+    return FitOutcome(predictions, errors, fit_seconds, hit_limit)

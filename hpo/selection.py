@@ -1,6 +1,13 @@
-"""Final-selection rules (spec §2.6, §2.7): which evaluated model a method returns, after every t.
+"""Final-selection rules (thesis §3.4; spec §2.6, §2.7): what a method returns after every t.
 
-This module owns the rules as pure functions of a run's trace, given as equal-length arrays in
+A rule reads a run's trace and returns, per iteration, a :class:`Choice`: members with weights. A
+single model is a one-member choice (every Chapter-3 rule); ensembles (Chapter 4) are choices of
+several members. :class:`SelectionRule` is the interface the runner calls; the Chapter-3 rules
+are pure functions of the trace wrapped by :class:`IncumbentRule`, and the posterior-mean rule
+(:class:`PosteriorMeanRule`) reads the optimizer's surrogate through the
+:class:`~hpo.optimizers.SurrogateOptimizer` capability as the run goes.
+
+The pure rules are functions of a run's trace, given as equal-length arrays in
 evaluation order: ``valid_loss`` (what the optimizer saw), ``selection_loss`` (the error on the
 selection split D_S; NaN when the method has none) and ``batch`` (the CMA-ES generation, else the
 iteration; non-decreasing). Every rule returns an int array ``incumbent`` of the trace's length:
@@ -10,16 +17,21 @@ evaluations, or :data:`NO_ANSWER` where it has none yet.
 Population rules (pv, bw, gv) answer only at population ends: the last evaluation of each
 generation and the last evaluation of the run, even when that generation is truncated (spec §7.15,
 §7.19). Ties: the earliest evaluated model wins, and the bw/gv archives change only on strict
-improvement (spec §7.11). The posterior-mean rule of ``gp-pm`` lives in the GP optimizer
-(:meth:`hpo.optimizers.SurrogateOptimizer.posterior_mean_argmin`); here it is only a name.
+improvement (spec §7.11).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from hpo.optimizers.base import Optimizer
 
 NO_ANSWER = -1
 POSTERIOR_MEAN = "posterior_mean"
@@ -192,3 +204,128 @@ def method_incumbents(
     if method.split("-")[0] == "cma":
         incumbent = np.where(population_ends(batch), incumbent, NO_ANSWER)
     return incumbent
+
+
+# ------------------------------------------------------------------------------ choices
+
+
+@dataclass(frozen=True)
+class Member:
+    """One model of a choice: its configuration and the 1-based trace row that evaluated it
+    (None for a configuration the run never evaluated, e.g. a posterior-mean argmin)."""
+
+    config: Mapping[str, Any]
+    iteration: int | None
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The model(s) a rule returns after one iteration: members with weights (multiplicity).
+
+    A single model is a one-member choice; its test error is that model's. A choice of several
+    members is scored by their weighted majority vote (:mod:`hpo.ensembles`).
+    """
+
+    members: tuple[Member, ...]
+    weights: tuple[float, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not self.members:
+            raise ValueError("a choice needs at least one member")
+        if not self.weights:
+            object.__setattr__(self, "weights", (1.0,) * len(self.members))
+        if len(self.weights) != len(self.members):
+            raise ValueError(f"{len(self.members)} members but {len(self.weights)} weights")
+
+    @property
+    def is_single(self) -> bool:
+        return len(self.members) == 1
+
+
+@dataclass(frozen=True)
+class Trace:
+    """What a rule reads of a run: per evaluation (0-based index ``i`` = iteration ``i + 1``) the
+    validation and selection losses, the batch and the configuration."""
+
+    valid_loss: np.ndarray
+    selection_loss: np.ndarray
+    batch: np.ndarray
+    configs: Sequence[Mapping[str, Any]]
+
+    def member(self, index: int) -> Member:
+        """The evaluated model at 0-based trace ``index``."""
+        return Member(self.configs[index], index + 1)
+
+
+class SelectionRule(ABC):
+    """A final-selection rule: a choice (or None: no answer yet) per iteration of a run.
+
+    ``observe`` is called after every evaluation, for rules that read the optimizer's state as
+    the run goes (``wanted`` says whether the iteration's choice will be reported); ``choices``
+    once at the end.
+    """
+
+    name: str
+
+    def check(self, optimizer: Optimizer) -> None:  # noqa: B027 - optional hook
+        """Raise ``ValueError`` when the rule cannot read ``optimizer``."""
+
+    def observe(self, optimizer: Optimizer, iteration: int, wanted: bool) -> None:  # noqa: B027
+        """Look at the optimizer after evaluation ``iteration`` (1-based)."""
+
+    @abstractmethod
+    def choices(self, trace: Trace) -> list[Choice | None]:
+        """One entry per evaluation of ``trace``."""
+
+
+class IncumbentRule(SelectionRule):
+    """A rule that picks one evaluated model per iteration (a function of :data:`RULES`)."""
+
+    def __init__(self, name: str) -> None:
+        if name not in RULES:
+            raise ValueError(f"unknown selection rule {name!r}; valid: {', '.join(RULE_NAMES)}")
+        self.name = name
+
+    def choices(self, trace: Trace) -> list[Choice | None]:
+        incumbent = RULES[self.name](trace.valid_loss, trace.selection_loss, trace.batch)
+        return [None if i == NO_ANSWER else Choice((trace.member(int(i)),)) for i in incumbent]
+
+
+class PosteriorMeanRule(SelectionRule):
+    """``-pm`` methods: the argmin of the integrated GP posterior mean after every iteration
+    (thesis §3.4.1), over the whole space or the observed points (``domain``, spec §7.16)."""
+
+    name = POSTERIOR_MEAN
+
+    def __init__(self, domain: str = "space") -> None:
+        self.domain = domain
+        self._chosen: dict[int, Mapping[str, Any]] = {}
+
+    def check(self, optimizer: Optimizer) -> None:
+        from hpo.optimizers.base import SurrogateOptimizer
+
+        if not isinstance(optimizer, SurrogateOptimizer):
+            raise ValueError(
+                f"{type(optimizer).__name__} has no surrogate for the posterior-mean rule"
+            )
+
+    def observe(self, optimizer: Optimizer, iteration: int, wanted: bool) -> None:
+        if wanted:
+            u = optimizer.posterior_mean_argmin(self.domain)  # type: ignore[attr-defined]
+            self._chosen[iteration] = optimizer.space.decode(u)
+
+    def choices(self, trace: Trace) -> list[Choice | None]:
+        return [
+            Choice((Member(self._chosen[t], None),)) if t in self._chosen else None
+            for t in range(1, len(trace.valid_loss) + 1)
+        ]
+
+
+RULE_NAMES = (*RULES, POSTERIOR_MEAN)
+
+
+def make_rule(name: str, pm_domain: str = "space") -> SelectionRule:
+    """The rule called ``name`` (one of :data:`RULE_NAMES`)."""
+    if name == POSTERIOR_MEAN:
+        return PosteriorMeanRule(pm_domain)
+    return IncumbentRule(name)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from hpo.optimizers.base import Optimizer, Proposal, SurrogateOptimizer
+from hpo.optimizers.base import Optimizer, PredictionsConsumer, Proposal, SurrogateOptimizer
 from hpo.optimizers.grid import GridSearch
 from hpo.optimizers.random_search import RandomSearch
 from hpo.space import Space
@@ -73,6 +73,7 @@ __all__ = [
     "FAMILIES",
     "GridSearch",
     "Optimizer",
+    "PredictionsConsumer",
     "Proposal",
     "RandomSearch",
     "SurrogateOptimizer",

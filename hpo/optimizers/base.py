@@ -1,31 +1,52 @@
-"""The ask/tell protocol every optimizer implements.
+"""The ask/tell protocol every optimizer implements, and the optional capabilities.
 
-An optimizer sees only points of the unit cube ``[0, 1]^d`` and the losses told back to it: never
-the data, the splits, the selection-split scores or the test error. Reshuffling, k-fold and
-selection splits live in :mod:`hpo.protocol`, so every optimizer gets them for free.
+An optimizer sees only points of the unit cube ``[0, 1]^d`` (or configurations, for optimizers
+that work on them, such as SMAC) and the losses told back to it: never the data, the splits, the
+selection-split scores or the test error. Reshuffling, k-fold and selection splits live in
+:mod:`hpo.protocol`, so every optimizer gets them for free.
+
+Capabilities are explicit base classes the runner tests for, never branches on family names:
+
+* :class:`SurrogateOptimizer` — has a surrogate whose posterior mean can be minimised (read by
+  the ``-pm`` selection rules);
+* :class:`PredictionsConsumer` — reads the validation predictions of every evaluated model
+  (ensemble optimization re-scores the pool against the current ensemble, thesis Alg. 4.1);
+* ``reports_at_batch_ends`` — a generational optimizer (CMA-ES) whose incumbents exist only at the
+  end of each generation (spec §2.7, §7.19).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hpo.space import Space
+
+if TYPE_CHECKING:
+    from hpo.evaluation import FoldPredictions
 
 
 @dataclass(frozen=True)
 class Proposal:
     """One point to evaluate.
 
-    ``u``: shape ``(d,)``, inside the unit cube. ``batch``: the group of evaluations that share one
-    training/validation split when the protocol reshuffles (the iteration for sequential optimizers,
-    the generation for CMA-ES; thesis §3.3.2).
+    ``u``: shape ``(d,)``, inside the unit cube; or ``config``, a configuration, for optimizers
+    that propose configurations (the runner then encodes it for the trace). ``batch``: the group
+    of evaluations that share one training/validation split when the protocol reshuffles (the
+    iteration for sequential optimizers, the generation for CMA-ES; thesis §3.3.2).
     """
 
-    u: np.ndarray
+    u: np.ndarray | None
     batch: int
+    config: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.u is None) == (self.config is None):
+            raise ValueError("a proposal carries exactly one of a unit-cube point or a config")
 
 
 class Optimizer(ABC):
@@ -34,6 +55,8 @@ class Optimizer(ABC):
     Subclasses store their settings in ``__init__`` and draw every random number from ``rng``
     (a ``numpy.random.Generator`` derived by :mod:`hpo.seeding`).
     """
+
+    reports_at_batch_ends: bool = False  # incumbents only at the end of each batch (generation)
 
     def __init__(self, space: Space, budget: int, rng: np.random.Generator) -> None:
         if budget < 1:
@@ -63,3 +86,16 @@ class SurrogateOptimizer(Optimizer):
 
         ``domain="space"`` searches the whole cube; ``"observed"`` only the evaluated points.
         """
+
+
+class PredictionsConsumer(ABC):
+    """Capability: the optimizer reads every evaluated model's validation predictions.
+
+    The runner calls :meth:`observe_predictions` before ``tell`` for each evaluation, with one
+    :class:`~hpo.evaluation.FoldPredictions` per fold (validation rows, their labels, predicted
+    labels); the run keeps predictions for such optimizers whatever its ``predictions`` setting.
+    """
+
+    @abstractmethod
+    def observe_predictions(self, proposal: Proposal, folds: tuple[FoldPredictions, ...]) -> None:
+        """Record the validation predictions of the model evaluated at ``proposal``."""

@@ -37,6 +37,8 @@ class CMAESOptimizer(Optimizer):
     for bit.
     """
 
+    reports_at_batch_ends = True  # incumbents at generation ends only (spec §2.7, §7.19)
+
     def __init__(
         self,
         space: Space,

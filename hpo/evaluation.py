@@ -1,0 +1,202 @@
+"""Evaluation under the protocol: a configuration goes in, losses (and predictions) come out.
+
+This module owns what one run does with its data: for a configuration and a batch it fits the
+learner the configuration names on each training fold of that batch's split and scores it on the
+fold's validation rows and on the selection split D_S (thesis §3.3, Fig 3.2); for a chosen
+configuration it retrains on all of D_TVS and scores on the test split D_G. Zero-one losses are
+computed from the predictions, which are kept when the run asks for them (ensembles, Chapter 4,
+work on predictions, not on error rates).
+
+Fits are deterministic (a stochastic learner's seed is derived from the run's seed, dataset,
+repetition and the configuration itself), so a configuration already scored on the same folds (a
+repeated grid point, CMA-ES offspring clipped to the same corner) is not fitted again, and a
+chosen configuration is retrained once per run whichever rules choose it.
+
+Row indices index the concatenation ``[X; X_test]`` of the run's :class:`~hpo.datasets.Dataset`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from hpo import seeding
+from hpo.datasets import Dataset
+from hpo.learners import FitGuard, FitOutcome, SquaredDistanceCache, fit_and_predict
+from hpo.protocol import ProtocolSettings, RepetitionSplits
+
+LearnerOf = Callable[[Mapping[str, object]], str]
+
+
+@dataclass(frozen=True)
+class FoldPredictions:
+    """One fold model's predicted labels on its validation rows and on D_S, with the true labels
+    of the validation rows (what an optimizer that reads predictions may see: never test labels).
+    """
+
+    valid_rows: np.ndarray
+    valid_labels: np.ndarray
+    valid: np.ndarray
+    selection: np.ndarray
+
+
+@dataclass(frozen=True)
+class Validation:
+    """A configuration scored on one batch's folds: fold means of the zero-one losses.
+
+    ``selection_loss`` is NaN without a selection split; ``failure`` is the first fold's error
+    message when the learner failed (its losses are then 1.0, see :mod:`hpo.learners`);
+    ``predictions`` is set only when the evaluator keeps predictions.
+    """
+
+    valid_loss: float
+    selection_loss: float
+    n_fits: int
+    fit_limit_hits: int
+    fit_seconds: float
+    failure: str | None = None
+    predictions: tuple[FoldPredictions, ...] | None = None
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """A configuration retrained on all of D_TVS and scored on D_G."""
+
+    error: float
+    hit_limit: bool
+    fit_seconds: float
+    failure: str | None = None
+    predictions: np.ndarray | None = None
+
+
+def config_key(config: Mapping[str, object]) -> tuple:
+    """A hashable, order-independent key of a configuration."""
+    return tuple(sorted(config.items()))
+
+
+class Evaluator:
+    """Scores configurations on the folds of a batch and tests chosen ones (both cached).
+
+    ``learner_of`` names the learner of a configuration (the space's choice, e.g. its
+    ``classifier`` parameter, or its one fixed learner).
+    """
+
+    def __init__(
+        self,
+        data: Dataset,
+        protocol: ProtocolSettings,
+        learner_of: LearnerOf,
+        guard: FitGuard,
+        seed: int,
+        repetition: int,
+        keep_predictions: bool = False,
+    ) -> None:
+        X_parts = [data.X] if data.X_test is None else [data.X, data.X_test]
+        y_parts = [data.y] if data.y_test is None else [data.y, data.y_test]
+        self.X = np.concatenate(X_parts)
+        self.y = np.concatenate(y_parts)
+        self.splits = RepetitionSplits(
+            self.y, len(data.y), data.has_predefined_test, protocol, seed, data.name, repetition
+        )
+        self.learner_of = learner_of
+        self.guard = guard
+        self.keep_predictions = keep_predictions
+        self._seed_key = (seed, data.name, repetition)
+        self._valid_cache: dict[tuple, Validation] = {}
+        self._test_cache: dict[tuple, TestResult] = {}
+        self._distances = (
+            SquaredDistanceCache(self.X, guard.distance_cache_mb)
+            if guard.distance_cache_mb > 0
+            else None
+        )
+
+    def learner_seed(self, config: Mapping[str, object]) -> int:
+        """The seed of a stochastic learner at ``config``: its validation fits and its final
+        retraining share it, so the cached results are those of one model."""
+        seed, dataset, repetition = self._seed_key
+        text = json.dumps(config_key(config), default=str)
+        return seeding.int_seed(seeding.seed_sequence(seed, dataset, repetition, "learner", text))
+
+    def _fit(
+        self,
+        config: Mapping[str, object],
+        train: np.ndarray,
+        evals: list[np.ndarray],
+        train_key: tuple,
+        guard: FitGuard,
+    ) -> FitOutcome:
+        """Fit on rows ``train`` (identified by ``train_key`` for the distance cache), predict
+        each of ``evals``; the fit's seconds include computing a precomputed RBF kernel."""
+        learner = self.learner_of(config)
+        started = time.perf_counter()
+        gram = None
+        if self._distances is not None and learner == "svm_rbf":
+            gram = self._distances.gram(train_key, train, float(config["gamma"]))
+        gram_seconds = time.perf_counter() - started
+        outcome = fit_and_predict(
+            learner,
+            config,
+            guard,
+            self.X[train],
+            self.y[train],
+            [(self.X[rows], self.y[rows]) for rows in evals],
+            seed=self.learner_seed(config),
+            train_gram=gram,
+        )
+        return dataclasses.replace(outcome, fit_seconds=outcome.fit_seconds + gram_seconds)
+
+    def validate(self, config: Mapping[str, object], batch: int) -> Validation:
+        """The fold means of the validation and selection losses of ``config`` on ``batch``'s
+        folds (a configuration already scored on the same folds is not fitted again)."""
+        key = (config_key(config), self.splits.split_key(batch))
+        if key in self._valid_cache:
+            return dataclasses.replace(self._valid_cache[key], n_fits=0, fit_seconds=0.0)
+        selection = self.splits.selection
+        valid, sel, kept, hits, seconds, failure = [], [], [], 0, 0.0, None
+        folds = self.splits.folds(batch)
+        for index, fold in enumerate(folds):
+            train_key = ("fold", self.splits.split_key(batch), index)
+            outcome = self._fit(config, fold.train, [fold.valid, selection], train_key, self.guard)
+            valid.append(outcome.errors[0])
+            sel.append(outcome.errors[1])
+            hits += outcome.hit_limit
+            seconds += outcome.fit_seconds
+            failure = failure or outcome.failure
+            if self.keep_predictions:
+                kept.append(FoldPredictions(fold.valid, self.y[fold.valid], *outcome.predictions))
+        result = Validation(
+            valid_loss=float(np.mean(valid)),
+            selection_loss=float(np.mean(sel)) if len(selection) else float("nan"),
+            n_fits=len(folds),
+            fit_limit_hits=hits,
+            fit_seconds=seconds,
+            failure=failure,
+            predictions=tuple(kept) if self.keep_predictions else None,
+        )
+        self._valid_cache[key] = result
+        return result
+
+    def test(self, config: Mapping[str, object]) -> TestResult:
+        """``config`` retrained on all of D_TVS (no work limit, thesis §3.3) and scored on D_G."""
+        key = config_key(config)
+        if key not in self._test_cache:
+            outcome = self._fit(
+                config,
+                self.splits.train_valid_selection,
+                [self.splits.test],
+                ("tvs",),
+                self.guard.for_retraining(),
+            )
+            self._test_cache[key] = TestResult(
+                outcome.errors[0],
+                outcome.hit_limit,
+                outcome.fit_seconds,
+                outcome.failure,
+                outcome.predictions[0],
+            )
+        return self._test_cache[key]
