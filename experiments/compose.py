@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
 from omegaconf import OmegaConf
 
 from experiments.config import CONF_DIR, check_overrides, spec_from_config
@@ -21,8 +22,11 @@ from experiments.runner import RunSpec
 def compose_config(overrides: Sequence[str]) -> dict[str, Any]:
     """The composed config (a plain dict) for command-line style ``overrides``."""
     check_overrides(overrides)
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+    if GlobalHydra.instance().is_initialized():  # inside run.py's Hydra app: same conf/ tree
         cfg = compose(config_name="config", overrides=list(overrides))
+    else:
+        with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+            cfg = compose(config_name="config", overrides=list(overrides))
     return OmegaConf.to_container(cfg, resolve=True)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from experiments.runner import RunSpec
 from hpo.datasets import DatasetError, resolve_name, unknown_choice_message
+from hpo.ensembles import TIE_RULES
 from hpo.learners import FitGuard
 from hpo.optimizers import check_settings
 from hpo.protocol import ProtocolSettings
@@ -24,6 +25,8 @@ TOP_LEVEL_KEYS = (
     "results_dir",
     "curves",
     "pm_domain",
+    "predictions",
+    "vote_ties",
     "profile",
     "shard",
     "n_shards",
@@ -42,20 +45,33 @@ def group_choices(group: str) -> list[str]:
     return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
 
 
+SWEEP_FUNCTIONS = ("glob(", "range(", "choice(", "interval(", "tag(", "sort(", "shuffle(")
+
+
+def _listed_values(value: str) -> list[str]:
+    """The values of a Hydra multirun list (``gp,rs``); [] for a sweep function (``glob(gp*)``),
+    which Hydra expands and each job's own composition then checks."""
+    if value.startswith(SWEEP_FUNCTIONS):
+        return []
+    return [v.strip() for v in value.split(",")]
+
+
 def check_overrides(overrides: Sequence[str]) -> None:
-    """Reject unknown keys, config-group options and datasets with one line each."""
+    """Reject unknown keys, config-group options and datasets with one line each (every value
+    of a multirun list is checked)."""
     for override in overrides:
         if override.startswith("-") or "=" not in override:
             continue
         key, value = override.split("=", 1)
         key = key.lstrip("+~")
         if key in CONFIG_GROUPS:
-            if value not in group_choices(key):
-                raise UsageError(unknown_choice_message(key, value, group_choices(key)))
+            for choice in _listed_values(value):
+                if choice not in group_choices(key):
+                    raise UsageError(unknown_choice_message(key, choice, group_choices(key)))
         elif key == "dataset":
-            if "," not in value:  # sweeps over datasets are checked per run
+            for name in _listed_values(value):
                 try:
-                    resolve_name(value)
+                    resolve_name(name)
                 except DatasetError as err:
                     raise UsageError(str(err)) from err
         elif key not in TOP_LEVEL_KEYS and not key.startswith(NESTED_PREFIXES):
@@ -73,11 +89,17 @@ def _integer(name: str, value: Any, minimum: int) -> int:
     return number
 
 
-def spec_from_config(cfg: Mapping[str, Any]) -> RunSpec:
+def _boolean(name: str, value: Any) -> bool:
+    """A true boolean (``curves=maybe`` is refused, not read as true)."""
+    if isinstance(value, bool):
+        return value
+    raise UsageError(f"{name} must be true or false, got {value!r}")
+
+
+def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> RunSpec:
     """The run described by a composed config (a mapping; OmegaConf configs work as they are)."""
     optimizer, protocol, space = cfg["optimizer"], cfg["protocol"], cfg["space"]
-    if cfg.get("pm_domain", "space") not in PM_DOMAINS:
-        raise UsageError(unknown_choice_message("pm_domain", str(cfg["pm_domain"]), PM_DOMAINS))
+    _choice("pm_domain", cfg.get("pm_domain", "space"), PM_DOMAINS)
     try:
         dataset = resolve_name(str(cfg["dataset"]))
         settings = ProtocolSettings(
@@ -109,8 +131,17 @@ def spec_from_config(cfg: Mapping[str, Any]) -> RunSpec:
         optimizer_settings=_optimizer_settings(optimizer),
         fit_guard=guard,
         pm_domain=str(cfg.get("pm_domain", "space")),
-        curves=bool(cfg.get("curves", True)),
+        curves=_boolean("curves", cfg.get("curves", True)),
+        predictions=_boolean("predictions", cfg.get("predictions", False)),
+        vote_ties=_choice("vote_ties", cfg.get("vote_ties", "lowest"), TIE_RULES),
+        experiment=experiment,
     )
+
+
+def _choice(name: str, value: Any, valid: Sequence[str]) -> str:
+    if value not in valid:
+        raise UsageError(unknown_choice_message(name, str(value), valid))
+    return str(value)
 
 
 def _optimizer_settings(optimizer: Mapping[str, Any]) -> dict[str, Any]:

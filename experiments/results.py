@@ -23,9 +23,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from experiments.runner import RunSpec
+from analysis import layout
+from experiments.runner import RunResult, RunSpec
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: experiment, failure, n_members, members columns; predictions sidecar
 TIMING_COLUMNS = (
     "fit_seconds",
     "optimizer_seconds",
@@ -33,7 +34,20 @@ TIMING_COLUMNS = (
     "run_seconds",
     "finished_at",
 )
-_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "pyarrow", "cma", "hpo-thesis")
+# Every package that can change a number of a run.
+_PACKAGES = (
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "pandas",
+    "pyarrow",
+    "cma",
+    "numba",
+    "hydra-core",
+    "omegaconf",
+    "smac",
+    "hpo-thesis",
+)
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -44,10 +58,14 @@ def config_hash(spec: RunSpec) -> str:
 
 
 def run_filename(spec: RunSpec) -> str:
-    """``<dataset>/<method>__<protocol>__seed<s>__rep<r>__<hash>.parquet``."""
-    return (
-        f"{spec.dataset}/{spec.run_method}__{spec.protocol_name}__seed{spec.seed}"
-        f"__rep{spec.repetition}__{config_hash(spec)}.parquet"
+    """The run's file name below a runs folder (:func:`analysis.layout.run_filename`)."""
+    return layout.run_filename(
+        spec.dataset,
+        spec.run_method,
+        spec.protocol_name,
+        spec.seed,
+        spec.repetition,
+        config_hash(spec),
     )
 
 
@@ -93,6 +111,7 @@ def assemble(
         "run_id": f"{spec.run_method}:{spec.dataset}:{spec.protocol_name}:{spec.seed}:"
         f"{spec.repetition}:{config_hash(spec)}",
         "run_method": spec.run_method,
+        "experiment": spec.experiment,
         "optimizer": spec.optimizer,
         "dataset": spec.dataset,
         "protocol": spec.protocol_name,
@@ -117,6 +136,7 @@ def assemble(
         "rule",
         "run_id",
         "run_method",
+        "experiment",
         "optimizer",
         "dataset",
         "protocol",
@@ -147,23 +167,66 @@ def assemble(
     return table[first + [c for c in table.columns if c not in first]]
 
 
-def write_atomic(table: pd.DataFrame, path: Path, spec: RunSpec) -> Path:
-    """Write ``table`` to ``path`` through a temporary file and a rename; never overwrite."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists():
-        raise FileExistsError(f"{path} exists; finished results are never overwritten")
-    arrow = pa.Table.from_pandas(table, preserve_index=False)
-    metadata_ = dict(arrow.schema.metadata or {})
-    metadata_[b"hpo.run_spec"] = json.dumps(spec.identity(), sort_keys=True, default=str).encode()
-    arrow = arrow.replace_schema_metadata(metadata_)
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def _write_parquet(arrow: pa.Table, path: Path, overwrite: bool) -> None:
+    """Write through a temporary file in the same folder, with the process's umask (mkstemp's
+    0600 would hide results from collaborators), then link (refuses to overwrite) or replace."""
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(handle)
     try:
+        os.chmod(temporary, 0o666 & ~_umask())
         pq.write_table(arrow, temporary)
-        os.link(temporary, path)  # atomic, and fails instead of overwriting a finished file
+        if overwrite:
+            os.replace(temporary, path)
+        else:
+            os.link(temporary, path)  # atomic, and fails instead of overwriting a finished file
     finally:
-        os.unlink(temporary)
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+
+
+def write_atomic(
+    table: pd.DataFrame, path: Path, spec: RunSpec, predictions: pd.DataFrame | None = None
+) -> Path:
+    """Write ``table`` to ``path`` (and ``predictions`` to its sidecar first) through temporary
+    files and renames; never overwrite a finished results file.
+
+    The sidecar is written before the results file, so a results file never lacks the sidecar
+    its run asked for; a sidecar without a results file is left by an unfinished attempt and is
+    replaced.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        raise FileExistsError(f"{path} exists; finished results are never overwritten")
+    spec_json = json.dumps(spec.identity(), sort_keys=True, default=str).encode()
+    if predictions is not None:
+        sidecar = pa.Table.from_pandas(predictions, preserve_index=False)
+        sidecar = sidecar.replace_schema_metadata({b"hpo.run_spec": spec_json})
+        _write_parquet(sidecar, layout.predictions_path(path), overwrite=True)
+    arrow = pa.Table.from_pandas(table, preserve_index=False)
+    metadata_ = dict(arrow.schema.metadata or {})
+    metadata_[b"hpo.run_spec"] = spec_json
+    _write_parquet(arrow.replace_schema_metadata(metadata_), path, overwrite=False)
     return path
+
+
+def write_run(result: RunResult, path: Path, spec: RunSpec, run_seconds: float) -> Path:
+    """Write a finished run's results file (and its predictions sidecar)."""
+    table = assemble(spec, result.trace, result.outcomes, run_seconds)
+    return write_atomic(table, path, spec, result.predictions)
+
+
+def read_predictions(run_path: Path) -> pd.DataFrame:
+    """The predictions sidecar of a run file (layout: README, "Predictions sidecar")."""
+    sidecar = layout.predictions_path(run_path)
+    if not sidecar.is_file():
+        raise FileNotFoundError(f"{sidecar} not found: the run kept no predictions")
+    return pd.read_parquet(sidecar)
 
 
 def read_run(path: Path) -> pd.DataFrame:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.results import assemble, read_run, write_atomic
-from experiments.runner import RunSpec, execute_run
+from experiments.results import read_run, write_run
+from experiments.runner import RunSpec, run
 from hpo.datasets import Dataset
 
 
@@ -19,10 +19,9 @@ def run_and_save(
     if path.exists():
         return path
     started = time.perf_counter()
-    trace, outcomes = execute_run(spec, data=data, data_dir=data_dir)
-    table = assemble(spec, trace, outcomes, time.perf_counter() - started)
+    result = run(spec, data=data, data_dir=data_dir)
     try:
-        return write_atomic(table, path, spec)
+        return write_run(result, path, spec, time.perf_counter() - started)
     except FileExistsError:  # another worker finished the same run first: same results
         return path
 

@@ -22,6 +22,7 @@ Command line::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import resource
@@ -36,18 +37,26 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
+from omegaconf import OmegaConf
 
-from experiments.config import CONF_DIR, UsageError, spec_from_config
+from analysis import layout
+from analysis.layout import RESULTS_ROOT
+from experiments.compose import compose_config
+from experiments.config import UsageError, group_choices, spec_from_config
 from experiments.results import run_filename
 from experiments.runner import RunSpec
-from hpo.datasets import Dataset, dataset_names, load_dataset, resolve_name, uci121_dir
+from hpo.datasets import Dataset, DatasetError, dataset_list, load_dataset
 from hpo.datasets import unknown_choice_message as _unknown
 
-RESULTS_ROOT = Path(os.environ.get("HPO_RESULTS_ROOT", "results"))
-FAILED_SUFFIX = ".failed.json"
-RUNNING_SUFFIX = ".running"
-_SHARED_SETTINGS = ("space", "budget", "seed", "fit_guard", "curves", "pm_domain")
+_SHARED_SETTINGS = (
+    "space",
+    "budget",
+    "seed",
+    "curves",
+    "pm_domain",
+    "predictions",
+    "vote_ties",
+)
 
 
 @dataclass(frozen=True)
@@ -60,47 +69,43 @@ class PlannedRun:
 
     @property
     def failure_path(self) -> Path:
-        return self.path.with_name(self.path.name + FAILED_SUFFIX)
+        return layout.failure_path(self.path)
 
     @property
     def marker_path(self) -> Path:
-        return self.path.with_name(self.path.name + RUNNING_SUFFIX)
+        return layout.marker_path(self.path)
 
 
 # ------------------------------------------------------------------------------ planning
 
 
 def experiment_choices() -> list[str]:
-    return sorted(p.stem for p in (CONF_DIR / "experiment").glob("*.yaml"))
+    return group_choices("experiment")
 
 
 def load_experiment(name: str) -> dict[str, Any]:
-    """The experiment's YAML as a dict (raises :class:`UsageError` naming the valid choices)."""
-    path = Path(name) if name.endswith(".yaml") else CONF_DIR / "experiment" / f"{name}.yaml"
-    if not path.is_file():
+    """The experiment's config as a dict, composed by Hydra (``conf/experiment/<name>.yaml``), or
+    a YAML file given by path; raises :class:`UsageError` naming the valid choices."""
+    if name.endswith(".yaml"):
+        if not Path(name).is_file():
+            raise UsageError(f"experiment file {name} not found")
+        return OmegaConf.to_container(OmegaConf.load(name), resolve=True)
+    if name not in experiment_choices():
         raise UsageError(_unknown("experiment", name, experiment_choices()))
-    return yaml.safe_load(path.read_text())
+    return compose_config([f"experiment={name}"])["experiment"]
 
 
-def _load_group(group: str, name: str) -> dict[str, Any]:
-    path = CONF_DIR / group / f"{name}.yaml"
-    if not path.is_file():
-        choices = sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
-        raise UsageError(_unknown(group.rstrip("s"), name, choices))
-    return yaml.safe_load(path.read_text())
+def _override(key: str, value: Any) -> str:
+    """``key=value`` in Hydra's override grammar (booleans, null and numbers as YAML)."""
+    text = "null" if value is None else json.dumps(value) if isinstance(value, bool) else value
+    return f"{key}={text}"
 
 
-def _resolve_datasets(entry: str | Sequence[str], data_dir: str | None) -> list[str]:
-    """A list of names, or ``thesis_118`` / ``thesis_118_available`` (those with data here)."""
-    if isinstance(entry, str):
-        names = dataset_names("uci121", thesis_118=True)
-        if entry == "thesis_118":
-            return names
-        if entry == "thesis_118_available":
-            root = uci121_dir(data_dir)
-            return [n for n in names if (root / n).is_dir() and any((root / n).glob("*_R.dat"))]
-        raise UsageError(f"unknown dataset list {entry!r}; valid: thesis_118, thesis_118_available")
-    return [resolve_name(str(name)) for name in entry]
+def _shared_overrides(settings: Mapping[str, Any]) -> list[str]:
+    """The experiment's settings shared by all its runs, as overrides."""
+    overrides = [_override(k, settings[k]) for k in _SHARED_SETTINGS if k in settings]
+    guard = settings.get("fit_guard") or {}
+    return overrides + [_override(f"fit_guard.{k}", v) for k, v in guard.items()]
 
 
 def plan(
@@ -116,53 +121,42 @@ def plan(
     profile = profile or next(iter(profiles))
     if profile not in profiles:
         raise UsageError(_unknown("profile", profile, profiles))
-    base = {k: v for k, v in config.items() if k in _SHARED_SETTINGS}
-    runs_dir = Path(results_root) / config.get("name", experiment) / profile / "runs"
+    name = config.get("name", experiment)
+    base = {k: v for k, v in config.items() if k in (*_SHARED_SETTINGS, "fit_guard")}
+    runs_dir = layout.sweep_dir(name, profile, results_root) / layout.RUNS
     planned: list[PlannedRun] = []
     for part, part_config in profiles[profile]["parts"].items():
         settings = {**base, **part_config}
-        datasets = _resolve_datasets(settings["datasets"], data_dir)
-        for spec in _part_specs(settings, datasets):
+        try:
+            datasets = dataset_list(settings["datasets"], data_dir)
+        except DatasetError as err:
+            raise UsageError(str(err)) from err
+        for spec in _part_specs(name, settings, datasets):
             planned.append(PlannedRun(part, spec, runs_dir / part / run_filename(spec)))
     return planned
 
 
-def _part_specs(settings: Mapping[str, Any], datasets: list[str]) -> Iterable[RunSpec]:
-    groups: dict[str, dict[str, Any]] = {}
-    for method in settings["methods"]:
-        optimizer = _load_group("optimizer", method)
-        key = json.dumps(
-            {k: v for k, v in optimizer.items() if k not in ("name", "rules")}, sort_keys=True
-        )
-        if key in groups:
-            groups[key]["rules"].update(optimizer["rules"])
-        else:
-            groups[key] = {**optimizer, "rules": dict(optimizer["rules"])}
-    space = _load_group("space", settings.get("space", "svm_rbf"))
-    for protocol_name in settings["protocols"]:
-        protocol = _load_group("protocol", protocol_name)
+def _part_specs(
+    experiment: str, settings: Mapping[str, Any], datasets: list[str]
+) -> Iterable[RunSpec]:
+    """The runs of one part. Each (method, protocol) is composed once through Hydra; methods
+    whose runs differ only in their rules share one run (its first method names it)."""
+    shared = _shared_overrides(settings)
+    for protocol in settings["protocols"]:
+        runs: dict[str, RunSpec] = {}
+        for method in settings["methods"]:
+            overrides = [f"optimizer={method}", f"protocol={protocol}", *shared]
+            spec = spec_from_config(compose_config(overrides), experiment=experiment)
+            key = json.dumps({**spec.identity(), "rules": None}, sort_keys=True, default=str)
+            if key in runs:
+                rules = {**runs[key].rules, **spec.rules}
+                runs[key] = dataclasses.replace(runs[key], rules=rules)
+            else:
+                runs[key] = spec
         for dataset in datasets:
             for repetition in range(int(settings["repetitions"])):
-                for optimizer in groups.values():
-                    yield spec_from_config(
-                        {
-                            "optimizer": optimizer,
-                            "protocol": protocol,
-                            "space": space,
-                            "dataset": dataset,
-                            "budget": settings["budget"],
-                            "seed": settings.get("seed", 0),
-                            "repetition": repetition,
-                            "fit_guard": settings.get("fit_guard", _default_fit_guard()),
-                            "pm_domain": settings.get("pm_domain", "space"),
-                            "curves": settings.get("curves", True),
-                        }
-                    )
-
-
-@lru_cache(maxsize=1)
-def _default_fit_guard() -> dict[str, Any]:
-    return yaml.safe_load((CONF_DIR / "config.yaml").read_text())["fit_guard"]
+                for spec in runs.values():
+                    yield dataclasses.replace(spec, dataset=dataset, repetition=repetition)
 
 
 # ----------------------------------------------------------------------------- execution
@@ -389,7 +383,7 @@ def _main(argv: list[str] | None = None) -> int:
             frame = status(runs)
             _print_status(frame)
             return 1 if (frame["state"] == "failed").any() else 0
-        out = runs[0].path.parents[3] / "consolidated" if runs else args.results_root
+        out = runs[0].path.parents[3] / layout.CONSOLIDATED if runs else args.results_root
         for row_type, path in consolidate(runs, out).items():
             print(f"{row_type}s: {path}")
         return 0

@@ -96,6 +96,66 @@ def dataset_names(source: str | None = None, thesis_118: bool = False) -> list[s
     return list(table.index)
 
 
+# The 24 datasets of Chapters 4 and 5 (thesis Tables 4.4, 4.6, 5.2): 18 from the UCI collection and
+# six OpenML ids (Chapter 5 only).
+CHAPTER45_UCI = (
+    "adult",
+    "bank",
+    "car",
+    "chess-krvk",
+    "letter",
+    "magic",
+    "musk-2",
+    "page-blocks",
+    "pima",
+    "semeion",
+    "spambase",
+    "statlog-german-credit",
+    "statlog-image",
+    "statlog-shuttle",
+    "steel-plates",
+    "thyroid",
+    "titanic",
+    "wine-quality-red",
+)
+CHAPTER5_OPENML = (
+    "openml:46",
+    "openml:184",
+    "openml:389",
+    "openml:772",
+    "openml:917",
+    "openml:1049",
+)
+
+
+def _available(names: list[str], data_dir: str | os.PathLike[str] | None) -> list[str]:
+    root = uci121_dir(data_dir)
+    return [n for n in names if (root / n).is_dir() and any((root / n).glob("*_R.dat"))]
+
+
+DATASET_LISTS = {
+    "thesis_118": lambda data_dir: dataset_names("uci121", thesis_118=True),
+    "thesis_118_available": lambda data_dir: _available(
+        dataset_names("uci121", thesis_118=True), data_dir
+    ),
+    "chapter45_uci18": lambda data_dir: list(CHAPTER45_UCI),
+    "chapter45_24": lambda data_dir: [*CHAPTER45_UCI, *CHAPTER5_OPENML],
+}
+
+
+def dataset_list(
+    entry: str | Iterable[str], data_dir: str | os.PathLike[str] | None = None
+) -> list[str]:
+    """Catalog names for an experiment's ``datasets``: a list of names (thesis spellings
+    resolve), or the name of a list in :data:`DATASET_LISTS` (``*_available``: those whose files
+    are in the collection here). Raises :class:`DatasetError` naming the valid choices."""
+    if isinstance(entry, str):
+        if entry not in DATASET_LISTS:
+            raise DatasetError(unknown_choice_message("dataset list", entry, DATASET_LISTS))
+        return DATASET_LISTS[entry](data_dir)
+    return [resolve_name(str(name)) for name in entry]
+
+
 def resolve_name(name: str) -> str:
     """The catalog name for ``name``; thesis spellings (``cardiotocography-10clas``) resolve too.
 
@@ -109,17 +169,29 @@ def resolve_name(name: str) -> str:
         return by_thesis[name]
     if name.startswith("openml:") and name[7:].isdigit():
         return name
-    raise DatasetError(unknown_choice_message("dataset", name, list(table.index)))
+    raise DatasetError(
+        unknown_choice_message("dataset", name, list(table.index), "python -m hpo.datasets list")
+    )
 
 
-def unknown_choice_message(kind: str, value: str, choices: Iterable[str]) -> str:
-    """One line: the bad value and the valid choices, closest matches first."""
+MAX_LISTED_CHOICES = 30
+
+
+def unknown_choice_message(
+    kind: str, value: str, choices: Iterable[str], list_command: str | None = None
+) -> str:
+    """One line: the bad value and the valid choices, closest matches first. All choices are
+    listed when there are at most :data:`MAX_LISTED_CHOICES`; otherwise the close matches and
+    the command that lists them all."""
     choices = sorted(choices)
     close = difflib.get_close_matches(value, choices, n=5, cutoff=0.5)
-    rest = [c for c in choices if c not in close]
-    shown = close + rest
-    listing = ", ".join(shown[:12]) + (f", ... ({len(shown)} in all)" if len(shown) > 12 else "")
     hint = f" (did you mean {close[0]!r}?)" if close else ""
+    if len(choices) <= MAX_LISTED_CHOICES:
+        listing = ", ".join(close + [c for c in choices if c not in close])
+    else:
+        command = list_command or "see the documentation"
+        shown = ", ".join(close) + "; " if close else ""
+        listing = f"{shown}{len(choices)} in all (list them: {command})"
     return f"unknown {kind} {value!r}{hint}; valid choices: {listing}"
 
 

@@ -1,0 +1,67 @@
+"""The results layout: where run files, prediction sidecars, consolidated tables and reports live.
+
+The one module that knows it. ``experiments`` writes through it and ``analysis`` reads through
+it (it sits in ``analysis`` because analysis may import nothing from ``experiments``)::
+
+    results/                                  RESULTS_ROOT ($HPO_RESULTS_ROOT)
+      runs/<dataset>/<run file>               single runs (python run.py ...)
+      <experiment>/<profile>/                 a sweep
+        runs/<part>/<dataset>/<run file>      one file per finished run
+        consolidated/{outcomes,traces}.parquet
+        report/                               report.md, tables/, figures/
+
+A run file is ``<method>__<protocol>__seed<s>__rep<r>__<config hash>.parquet``; beside it
+``<same stem>.predictions.parquet`` (the run's predictions, when it kept them),
+``<run file>.failed.json`` (the error of its last failed attempt) and ``<run file>.running``
+(a worker's claim while it runs).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+RESULTS_ROOT = Path(os.environ.get("HPO_RESULTS_ROOT", "results"))
+RUN_SUFFIX = ".parquet"
+PREDICTIONS_SUFFIX = ".predictions.parquet"
+FAILED_SUFFIX = ".failed.json"
+RUNNING_SUFFIX = ".running"
+CONSOLIDATED = "consolidated"
+RUNS = "runs"
+REPORT = "report"
+
+
+def run_filename(
+    dataset: str, method: str, protocol: str, seed: int, repetition: int, config_hash: str
+) -> str:
+    """``<dataset>/<method>__<protocol>__seed<s>__rep<r>__<hash>.parquet``."""
+    return f"{dataset}/{method}__{protocol}__seed{seed}__rep{repetition}__{config_hash}{RUN_SUFFIX}"
+
+
+def sweep_dir(experiment: str, profile: str, root: Path = RESULTS_ROOT) -> Path:
+    """The folder of one experiment profile's sweep."""
+    return Path(root) / experiment / profile
+
+
+def predictions_path(run_path: Path) -> Path:
+    """The predictions sidecar of the run file ``run_path``."""
+    return run_path.with_name(run_path.name[: -len(RUN_SUFFIX)] + PREDICTIONS_SUFFIX)
+
+
+def failure_path(run_path: Path) -> Path:
+    return run_path.with_name(run_path.name + FAILED_SUFFIX)
+
+
+def marker_path(run_path: Path) -> Path:
+    return run_path.with_name(run_path.name + RUNNING_SUFFIX)
+
+
+def is_run_file(path: Path) -> bool:
+    """A finished run's results file (not a sidecar, a temporary file or a consolidated table)."""
+    name = path.name
+    return name.endswith(RUN_SUFFIX) and not name.endswith(PREDICTIONS_SUFFIX) and "__" in name
+
+
+def run_files(folder: Path) -> list[Path]:
+    """Every run file at any depth below ``folder``, sorted."""
+    return sorted(p for p in Path(folder).rglob(f"*{RUN_SUFFIX}") if is_run_file(p))
