@@ -22,8 +22,8 @@ import pandas as pd
 
 from hpo import seeding
 from hpo.datasets import Dataset, load_dataset
-from hpo.ensembles import TIE_RULES, majority_vote
-from hpo.evaluation import Evaluator, TestResult, Validation, config_key
+from hpo.ensembles import TIE_RULES
+from hpo.evaluation import ChoiceScorer, Evaluator, Validation
 from hpo.learners import FitGuard
 from hpo.optimizers import Optimizer, PredictionsConsumer, make_optimizer
 from hpo.protocol import ProtocolSettings
@@ -146,7 +146,9 @@ def run(spec: RunSpec, data: Dataset | None = None, data_dir: str | None = None)
         batch=np.array([e.batch for e in evaluations]),
         configs=[e.config for e in evaluations],
     )
-    scorer = _ChoiceScorer(evaluator, spec, data.name)
+    scorer = ChoiceScorer(
+        evaluator, spec.vote_ties, seeding.rng(spec.seed, data.name, spec.repetition, "vote-ties")
+    )
     outcomes = _outcomes(spec, rules, trace, scorer, optimizer, space)
     predictions = _predictions_frame(evaluations, evaluator, scorer) if spec.predictions else None
     return RunResult(_trace_frame(evaluations, space), outcomes, predictions)
@@ -187,44 +189,11 @@ def _optimize(
     return evaluations
 
 
-class _ChoiceScorer:
-    """Test errors of choices: members retrained once each (the evaluator's cache), a choice of
-    several members scored by their weighted majority vote on the test split."""
-
-    def __init__(self, evaluator: Evaluator, spec: RunSpec, dataset: str) -> None:
-        self.evaluator = evaluator
-        self.labels = evaluator.y[evaluator.splits.test]
-        self.ties = spec.vote_ties
-        self.rng = seeding.rng(spec.seed, dataset, spec.repetition, "vote-ties")
-        self.tested: dict[tuple, tuple[int, TestResult]] = {}  # config key -> (model id, result)
-
-    def member_result(self, config: Mapping[str, Any], model_id: int) -> TestResult:
-        key = config_key(config)
-        if key not in self.tested:
-            self.tested[key] = (model_id, self.evaluator.test(config))
-        return self.tested[key][1]
-
-    def score(self, choice: Choice, iteration: int) -> tuple[float, bool, float]:
-        """(test error, any member hit its fit limit, seconds of the members' retraining)."""
-        results = [
-            self.member_result(m.config, m.iteration if m.iteration else -iteration)
-            for m in choice.members
-        ]
-        hit = any(r.hit_limit for r in results)
-        seconds = sum(r.fit_seconds for r in results)
-        if choice.is_single:
-            return results[0].error, hit, seconds
-        votes = majority_vote(
-            np.stack([r.predictions for r in results]), choice.weights, self.ties, self.rng
-        )
-        return float(np.mean(votes != self.labels)), hit, seconds
-
-
 def _outcomes(
     spec: RunSpec,
     rules: Mapping[str, SelectionRule],
     trace: Trace,
-    scorer: _ChoiceScorer,
+    scorer: ChoiceScorer,
     optimizer: Optimizer,
     space: Space,
 ) -> pd.DataFrame:
@@ -339,7 +308,7 @@ def _prediction_block(model: int, kind: str, fold: int, rows: np.ndarray, labels
 
 
 def _predictions_frame(
-    evaluations: list[_Evaluation], evaluator: Evaluator, scorer: _ChoiceScorer
+    evaluations: list[_Evaluation], evaluator: Evaluator, scorer: ChoiceScorer
 ) -> pd.DataFrame:
     """Every model's predicted labels (layout: README, "Predictions sidecar")."""
     blocks = []
