@@ -20,19 +20,22 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-from experiments.config import UsageError, check_overrides, spec_from_config
+from experiments.config import UsageError, boolean, check_overrides, spec_from_config
 from experiments.results import run_filename
-from experiments.single import run_and_save, summarize
+from experiments.single import prepare, run_and_save, summarize
 from hpo.datasets import DatasetError
 
 
 def _single_run(cfg: DictConfig) -> None:
     spec = spec_from_config(OmegaConf.to_container(cfg, resolve=True))
     path = Path(cfg.results_dir) / run_filename(spec)
-    existed = path.exists()
-    run_and_save(spec, path, cfg.data_dir)
-    if existed:
+    finished, messages = prepare(path, spec, boolean("rerun_stale", cfg.rerun_stale))
+    for message in messages:
+        print(message, file=sys.stderr)
+    if finished:
         print(f"already finished, not run again (results are never overwritten): {path}")
+    else:
+        run_and_save(spec, path, cfg.data_dir)
     summary = summarize(path)
     print(summary.to_string(index=False, na_rep="n/a"))
     if summary["valid_error_%"].isna().any():
@@ -58,7 +61,7 @@ def main(cfg: DictConfig) -> None:
             _sweep_shard(cfg)
         else:
             _single_run(cfg)
-    except (UsageError, DatasetError, ValueError) as err:
+    except (UsageError, DatasetError, ValueError, PermissionError) as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
 

@@ -23,6 +23,7 @@ TOP_LEVEL_KEYS = (
     "repetition",
     "data_dir",
     "results_dir",
+    "rerun_stale",
     "curves",
     "pm_domain",
     "predictions",
@@ -89,7 +90,7 @@ def _integer(name: str, value: Any, minimum: int) -> int:
     return number
 
 
-def _boolean(name: str, value: Any) -> bool:
+def boolean(name: str, value: Any) -> bool:
     """A true boolean (``curves=maybe`` is refused, not read as true)."""
     if isinstance(value, bool):
         return value
@@ -131,8 +132,8 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
         optimizer_settings=_optimizer_settings(optimizer),
         fit_guard=guard,
         pm_domain=str(cfg.get("pm_domain", "space")),
-        curves=_boolean("curves", cfg.get("curves", True)),
-        predictions=_boolean("predictions", cfg.get("predictions", False)),
+        curves=boolean("curves", cfg.get("curves", True)),
+        predictions=boolean("predictions", cfg.get("predictions", False)),
         vote_ties=_choice("vote_ties", cfg.get("vote_ties", "lowest"), TIE_RULES),
         experiment=experiment,
     )

@@ -12,7 +12,8 @@ import sys
 import time
 
 from experiments.config import UsageError
-from experiments.sweep import RESULTS_ROOT, consolidate, plan, run_sweep
+from experiments.results import ensure_writable
+from experiments.sweep import RESULTS_ROOT, check_data, consolidate, plan, run_sweep
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,7 +26,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         runs = plan(args.experiment, args.profile, RESULTS_ROOT, args.data_dir)
-    except UsageError as err:
+        check_data(runs, args.data_dir)
+        ensure_writable(RESULTS_ROOT)
+    except (UsageError, PermissionError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(f"{args.experiment}/{args.profile}: {len(runs)} runs")

@@ -101,9 +101,14 @@ def provenance() -> dict[str, str]:
 
 
 def assemble(
-    spec: RunSpec, trace: pd.DataFrame, outcomes: pd.DataFrame, run_seconds: float
+    spec: RunSpec,
+    trace: pd.DataFrame,
+    outcomes: pd.DataFrame,
+    run_seconds: float,
+    data_provenance: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """One long table: trace rows then outcome rows, with the run's identity on every row."""
+    """One long table: trace rows then outcome rows, with the run's identity (and the data's
+    checksum and split sizes) on every row."""
     trace = trace.assign(row_type="trace", method=spec.run_method, rule=pd.NA)
     outcomes = outcomes.assign(row_type="outcome")
     table = pd.concat([trace, outcomes], ignore_index=True, sort=False)
@@ -125,6 +130,7 @@ def assemble(
         "config_hash": config_hash(spec),
         "schema_version": SCHEMA_VERSION,
         **provenance(),
+        **(data_provenance or {}),
         "run_seconds": run_seconds,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
@@ -147,6 +153,8 @@ def assemble(
         "git_revision",
         "finished_at",
     ]
+    if "dataset_sha256" in table:
+        string_columns.append("dataset_sha256")
     table[string_columns] = table[string_columns].astype("string")
     for column in ("batch", "n_fits", "fit_limit_hits", "iteration", "incumbent_iteration"):
         if column in table:
@@ -211,13 +219,14 @@ def write_atomic(
     arrow = pa.Table.from_pandas(table, preserve_index=False)
     metadata_ = dict(arrow.schema.metadata or {})
     metadata_[b"hpo.run_spec"] = spec_json
+    metadata_[b"hpo.git_revision"] = provenance()["git_revision"].encode()
     _write_parquet(arrow.replace_schema_metadata(metadata_), path, overwrite=False)
     return path
 
 
 def write_run(result: RunResult, path: Path, spec: RunSpec, run_seconds: float) -> Path:
     """Write a finished run's results file (and its predictions sidecar)."""
-    table = assemble(spec, result.trace, result.outcomes, run_seconds)
+    table = assemble(spec, result.trace, result.outcomes, run_seconds, dict(result.data_provenance))
     return write_atomic(table, path, spec, result.predictions)
 
 
@@ -243,3 +252,63 @@ def spec_from_file(path: Path) -> dict[str, Any]:
     """The run specification stored in a results file's metadata."""
     meta = pq.read_schema(path).metadata or {}
     return json.loads(meta[b"hpo.run_spec"])
+
+
+def inspect_results_file(path: Path, spec: RunSpec) -> str | None:
+    """Why ``path`` is not a finished run of ``spec`` (None when it is): its footer and its
+    first column must read, its stored run specification must be ``spec``'s, it must have rows.
+    """
+    try:
+        meta = pq.read_metadata(path)
+        pq.read_table(path, columns=["row_type"])
+    except Exception as err:  # noqa: BLE001 - any unreadable file is reported as such
+        return f"unreadable ({type(err).__name__}: {str(err).splitlines()[0]})"
+    stored = (meta.metadata or {}).get(b"hpo.run_spec")
+    if stored is None:
+        return "no run specification in its metadata"
+    ours = json.loads(json.dumps(spec.identity(), sort_keys=True, default=str))
+    if json.loads(stored) != ours:
+        return "its stored run specification is not this run's"
+    if meta.num_rows < 1:
+        return "no rows"
+    return None
+
+
+def stored_revision(path: Path) -> str:
+    """The git revision of the code that wrote a results file."""
+    meta = pq.read_metadata(path).metadata or {}
+    if b"hpo.git_revision" in meta:
+        return meta[b"hpo.git_revision"].decode()
+    return str(pq.read_table(path, columns=["git_revision"]).column(0)[0])
+
+
+def is_stale(path: Path) -> bool:
+    """Whether a results file was written by another code revision than this checkout's."""
+    return stored_revision(path) != provenance()["git_revision"]
+
+
+def set_aside(path: Path, reason: str) -> Path:
+    """Move a results file (and its sidecar) to ``<file>.<reason>[.k]``; nothing is deleted."""
+    target = path.with_name(f"{path.name}.{reason}")
+    k = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.{reason}.{k}")
+        k += 1
+    os.replace(path, target)
+    sidecar = layout.predictions_path(path)
+    if sidecar.exists():
+        os.replace(sidecar, sidecar.with_name(target.name.replace(path.name, sidecar.name, 1)))
+    return target
+
+
+def ensure_writable(folder: Path) -> None:
+    """Raise ``PermissionError`` naming ``folder`` unless results can be written there."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-check-"):
+            pass
+    except OSError as err:
+        raise PermissionError(
+            f"results folder {folder} is not writable ({err.strerror or err}); "
+            "choose another with results_dir=... (sweeps: --results-root or HPO_RESULTS_ROOT)"
+        ) from err

@@ -95,6 +95,7 @@ class RunResult:
     trace: pd.DataFrame
     outcomes: pd.DataFrame
     predictions: pd.DataFrame | None = None
+    data_provenance: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -139,6 +140,7 @@ def run(spec: RunSpec, data: Dataset | None = None, data_dir: str | None = None)
         spec.repetition,
         keep_predictions=spec.predictions or reads_predictions,
     )
+    evaluator.splits.check_sizes(data.name)
     evaluations = _optimize(spec, optimizer, space, evaluator, list(rules.values()))
     trace = Trace(
         valid_loss=np.array([e.scored.valid_loss for e in evaluations]),
@@ -151,7 +153,8 @@ def run(spec: RunSpec, data: Dataset | None = None, data_dir: str | None = None)
     )
     outcomes = _outcomes(spec, rules, trace, scorer, optimizer, space)
     predictions = _predictions_frame(evaluations, evaluator, scorer) if spec.predictions else None
-    return RunResult(_trace_frame(evaluations, space), outcomes, predictions)
+    provenance = {"dataset_sha256": data.checksum(), **evaluator.splits.sizes()}
+    return RunResult(_trace_frame(evaluations, space), outcomes, predictions, provenance)
 
 
 def _optimize(

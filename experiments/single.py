@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.results import read_run, write_run
+from experiments.results import (
+    ensure_writable,
+    inspect_results_file,
+    is_stale,
+    read_run,
+    set_aside,
+    stored_revision,
+    write_run,
+)
 from experiments.runner import RunSpec, run
 from hpo.datasets import Dataset
 
@@ -24,6 +32,38 @@ def run_and_save(
         return write_run(result, path, spec, time.perf_counter() - started)
     except FileExistsError:  # another worker finished the same run first: same results
         return path
+
+
+def reuse_existing(path: Path, spec: RunSpec, rerun_stale: bool = False) -> tuple[bool, list[str]]:
+    """Whether ``path`` holds this run's finished results, and what was done about it.
+
+    A file that is not a valid finished run of ``spec`` (truncated, unreadable, another run's)
+    is moved aside to ``*.corrupt``; with ``rerun_stale``, one written by another code revision
+    is moved aside to ``*.stale``; either way the run is done again. Nothing is deleted.
+    """
+    if not path.exists():
+        return False, []
+    problem = inspect_results_file(path, spec)
+    if problem:
+        moved = set_aside(path, "corrupt")
+        return False, [f"{path} is not a valid results file ({problem}); moved to {moved.name}"]
+    if is_stale(path):
+        revision = stored_revision(path)
+        if rerun_stale:
+            moved = set_aside(path, "stale")
+            return False, [f"{path} came from code revision {revision}; moved to {moved.name}"]
+        return True, [
+            f"note: these results came from code revision {revision}, not this checkout's "
+            "(rerun_stale=true runs it again)"
+        ]
+    return True, []
+
+
+def prepare(path: Path, spec: RunSpec, rerun_stale: bool = False) -> tuple[bool, list[str]]:
+    """Pre-flight of one run before any computation: the results folder must be writable;
+    returns :func:`reuse_existing`'s answer."""
+    ensure_writable(path.parent)
+    return reuse_existing(path, spec, rerun_stale)
 
 
 def summarize(path: Path) -> pd.DataFrame:

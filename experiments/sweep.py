@@ -43,9 +43,17 @@ from analysis import layout
 from analysis.layout import RESULTS_ROOT
 from experiments.compose import compose_config
 from experiments.config import UsageError, group_choices, spec_from_config
-from experiments.results import run_filename
+from experiments.results import ensure_writable, inspect_results_file, run_filename, set_aside
 from experiments.runner import RunSpec
-from hpo.datasets import Dataset, DatasetError, dataset_list, load_dataset
+from hpo.datasets import (
+    GET_DATA_HINT,
+    Dataset,
+    DatasetError,
+    dataset_list,
+    load_dataset,
+    missing_datasets,
+    uci121_dir,
+)
 from hpo.datasets import unknown_choice_message as _unknown
 
 _SHARED_SETTINGS = (
@@ -131,6 +139,11 @@ def plan(
             datasets = dataset_list(settings["datasets"], data_dir)
         except DatasetError as err:
             raise UsageError(str(err)) from err
+        if not datasets:
+            raise UsageError(
+                f"{name}/{profile}, part {part}: no dataset of {settings['datasets']!r} is in the "
+                f"collection at {uci121_dir(data_dir)}: {GET_DATA_HINT}"
+            )
         for spec in _part_specs(name, settings, datasets):
             planned.append(PlannedRun(part, spec, runs_dir / part / run_filename(spec)))
     return planned
@@ -181,20 +194,50 @@ def limit_memory(max_memory_gb: float | None) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
+def _claim(run: PlannedRun) -> bool:
+    """Claim ``run`` for this process: its ``.running`` marker (host, pid) is created atomically,
+    with its content, and fails if another worker holds it. A dead worker's claim is taken over
+    (of several takers, one wins the rename). Returns False when another live worker has it."""
+    marker = run.marker_path
+    record = {"host": socket.gethostname(), "pid": os.getpid(), "started": time.time()}
+    temporary = marker.with_name(f".{marker.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(record))
+    try:
+        for _ in range(3):
+            try:
+                os.link(temporary, marker)  # atomic, content included; fails if it exists
+                return True
+            except FileExistsError:
+                if _worker_alive(marker):
+                    return False
+                taken = marker.with_name(f".{marker.name}.dead.{os.getpid()}")
+                try:
+                    os.rename(marker, taken)
+                except FileNotFoundError:
+                    continue  # another worker took it over first
+                taken.unlink()
+        return False
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
 def execute(
     run: PlannedRun, data_dir: str | None = None, max_memory_gb: float | None = None
 ) -> tuple[str, float]:
-    """Run one planned run unless finished; returns (status, seconds). Never raises for the
-    run's own errors: they are written to its ``*.failed.json`` record."""
+    """Run one planned run unless finished or claimed by another worker; returns (status,
+    seconds). Never raises for the run's own errors: they are written to its ``*.failed.json``
+    record."""
     from experiments.single import run_and_save
 
     if run.path.exists():
         return "skipped", 0.0
     run.path.parent.mkdir(parents=True, exist_ok=True)
+    if not _claim(run):
+        return "skipped", 0.0
+    if run.path.exists():  # finished by another worker between our look and our claim
+        run.marker_path.unlink(missing_ok=True)
+        return "skipped", 0.0
     started = time.perf_counter()
-    _write_json_atomic(
-        run.marker_path, {"host": socket.gethostname(), "pid": os.getpid(), "started": time.time()}
-    )
     try:
         limit_memory(max_memory_gb)
         data = _dataset(run.spec.dataset, data_dir)
@@ -215,6 +258,19 @@ def execute(
     finally:
         run.marker_path.unlink(missing_ok=True)
     return status, time.perf_counter() - started
+
+
+def set_aside_invalid(runs: Sequence[PlannedRun]) -> list[str]:
+    """Move every existing results file that is not a valid finished run aside (``*.corrupt``),
+    so that the run is done again; returns one message per file moved."""
+    messages = []
+    for run in runs:
+        if run.path.exists():
+            problem = inspect_results_file(run.path, run.spec)
+            if problem:
+                moved = set_aside(run.path, "corrupt")
+                messages.append(f"{run.path}: {problem}; moved to {moved.name}, will run again")
+    return messages
 
 
 def _worker_alive(marker: Path) -> bool:
@@ -263,6 +319,8 @@ def run_sweep(
 
     if n_jobs != 1:  # one process per core: the GP engine must not start threads of its own
         os.environ.setdefault("HPO_GP_THREADS", "1")
+    for message in set_aside_invalid(runs):
+        print(message, file=sys.stderr)
     _record_dead_workers(runs)  # markers left by a sweep that was killed
     pending = [run for run in runs if not run.path.exists()]
     counts = {"done": 0, "failed": 0, "skipped": len(runs) - len(pending)}
@@ -302,7 +360,10 @@ def status(runs: Sequence[PlannedRun]) -> pd.DataFrame:
     """One row per run: part, dataset, method, protocol, repetition, state, error."""
     rows = []
     for run in runs:
-        if run.path.exists():
+        problem = inspect_results_file(run.path, run.spec) if run.path.exists() else None
+        if problem:
+            state, error = "corrupt", problem
+        elif run.path.exists():
             state, error = "done", ""
         elif run.failure_path.exists():
             state = "failed"
@@ -324,8 +385,19 @@ def status(runs: Sequence[PlannedRun]) -> pd.DataFrame:
 
 
 def consolidate(runs: Sequence[PlannedRun], out_dir: Path) -> dict[str, Path]:
-    """Merge finished runs into ``outcomes.parquet`` and ``trace.parquet`` (atomic writes)."""
-    frames = [pd.read_parquet(run.path).assign(part=run.part) for run in runs if run.path.exists()]
+    """Merge finished runs into ``outcomes.parquet`` and ``traces.parquet`` (atomic writes).
+    A file that cannot be read is named on stderr and left out; the rest are merged."""
+    frames, unreadable = [], []
+    for run in runs:
+        if run.path.exists():
+            try:
+                frames.append(pd.read_parquet(run.path).assign(part=run.part))
+            except Exception as err:  # noqa: BLE001 - any unreadable file is named, not fatal
+                unreadable.append(f"{run.path} ({type(err).__name__})")
+    for name in unreadable:
+        print(f"warning: left out unreadable results file {name}", file=sys.stderr)
+    if unreadable:
+        print(f"warning: {len(unreadable)} unreadable file(s) left out", file=sys.stderr)
     if not frames:
         raise UsageError("no finished runs to consolidate")
     table = pd.concat(frames, ignore_index=True)
@@ -342,10 +414,23 @@ def consolidate(runs: Sequence[PlannedRun], out_dir: Path) -> dict[str, Path]:
     return written
 
 
+def check_data(runs: Sequence[PlannedRun], data_dir: str | None) -> None:
+    """Pre-flight: raise :class:`UsageError` naming the datasets whose files are missing."""
+    names = sorted({run.spec.dataset for run in runs})
+    missing = missing_datasets(names, data_dir)
+    if missing:
+        shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
+        raise UsageError(
+            f"{len(missing)} of {len(names)} datasets of this sweep are not in the collection at "
+            f"{uci121_dir(data_dir)} ({shown}): {GET_DATA_HINT}"
+        )
+
+
 def _print_status(frame: pd.DataFrame) -> None:
-    counts = frame["state"].value_counts().reindex(["done", "failed", "missing"], fill_value=0)
+    states = ["done", "failed", "corrupt", "missing"]
+    counts = frame["state"].value_counts().reindex(states, fill_value=0)
     print(f"{len(frame)} runs: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
-    failed = frame[frame["state"] == "failed"]
+    failed = frame[frame["state"].isin(["failed", "corrupt"])]
     if len(failed):
         print(failed.drop(columns="state").to_string(index=False, max_colwidth=100))
 
@@ -375,6 +460,8 @@ def _main(argv: list[str] | None = None) -> int:
             print(status(runs).drop(columns="error").to_string(index=False))
             return 0
         if args.command == "run":
+            check_data(runs, args.data_dir)
+            ensure_writable(args.results_root)
             counts = run_sweep(runs, args.jobs, args.data_dir, args.max_memory_gb)
             print(f"finished: {counts}")
             _print_status(status(runs))
@@ -382,12 +469,12 @@ def _main(argv: list[str] | None = None) -> int:
         if args.command == "status":
             frame = status(runs)
             _print_status(frame)
-            return 1 if (frame["state"] == "failed").any() else 0
+            return 1 if frame["state"].isin(["failed", "corrupt"]).any() else 0
         out = runs[0].path.parents[3] / layout.CONSOLIDATED if runs else args.results_root
         for row_type, path in consolidate(runs, out).items():
             print(f"{row_type}s: {path}")
         return 0
-    except UsageError as err:
+    except (UsageError, PermissionError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
 

@@ -70,6 +70,16 @@ class Dataset:
     def has_predefined_test(self) -> bool:
         return self.X_test is not None
 
+    def checksum(self) -> str:
+        """SHA-256 of the arrays as loaded (features, labels, predefined test set): the same
+        number means the same data, whatever file or copy it came from."""
+        digest = hashlib.sha256()
+        for array in (self.X, self.y, self.X_test, self.y_test):
+            if array is not None:
+                digest.update(str(array.dtype).encode() + str(array.shape).encode())
+                digest.update(np.ascontiguousarray(array).tobytes())
+        return digest.hexdigest()
+
     @property
     def n_classes(self) -> int:
         labels = self.y if self.y_test is None else np.concatenate([self.y, self.y_test])
@@ -235,6 +245,22 @@ def _read_uci_file(path: Path, n_features: int) -> tuple[np.ndarray, np.ndarray]
     if not np.array_equal(labels, np.round(labels)) or labels.min() < 0:
         raise DatasetError(f"malformed data file {path}: class labels are not integers >= 0")
     return np.ascontiguousarray(values[:, :-1]), labels.astype(np.int64)
+
+
+def missing_datasets(
+    names: Iterable[str], data_dir: str | os.PathLike[str] | None = None
+) -> list[str]:
+    """The UCI-121 datasets among ``names`` whose data files are not in the collection here
+    (bundled scikit-learn sets are always there; OpenML sets are fetched when loaded)."""
+    table = catalog()
+    root = uci121_dir(data_dir)
+    missing = []
+    for name in names:
+        if name in table.index and table.loc[name, "source"] == "uci121":
+            files = table.loc[name, "files"].split("+")
+            if not all((root / name / f).is_file() for f in files):
+                missing.append(name)
+    return missing
 
 
 def load_uci121(name: str, data_dir: str | os.PathLike[str] | None = None) -> Dataset:

@@ -51,10 +51,14 @@ class ProtocolSettings:
             raise ValueError(
                 f"unknown validation {self.validation!r}; valid choices: {VALIDATION_KINDS}"
             )
-        for name in ("valid_frac", "test_frac", "selection_frac", "cap_selection_share"):
+        for name in ("valid_frac", "test_frac", "selection_frac"):
             value = getattr(self, name)
-            if not 0.0 <= value < 1.0:
-                raise ValueError(f"{name} must be in [0, 1), got {value}")
+            if not 0.0 < value < 1.0:
+                raise ValueError(f"protocol.{name} must be in (0, 1), got {value}")
+        if not 0.0 <= self.cap_selection_share <= 1.0:
+            raise ValueError(
+                f"protocol.cap_selection_share must be in [0, 1], got {self.cap_selection_share}"
+            )
         if self.validation == "cv" and self.n_folds < 2:
             raise ValueError(f"n_folds must be >= 2, got {self.n_folds}")
         if self.train_cap is not None and self.train_cap < 2:
@@ -214,6 +218,46 @@ class RepetitionSplits:
     def train_valid(self) -> np.ndarray:
         """D_TV = D_TVS minus D_S: what hold-out / k-fold validation splits."""
         return self._selection[1]
+
+    def sizes(self) -> dict[str, int]:
+        """Row counts of the splits (of the first fold and batch for training and validation)."""
+        first = self.folds(0)[0]
+        return {
+            "n_rows": len(self.labels),
+            "n_test": len(self.test),
+            "n_train_valid_selection": len(self.train_valid_selection),
+            "n_selection": len(self.selection),
+            "n_train": len(first.train),
+            "n_valid": len(first.valid),
+        }
+
+    def check_sizes(self, dataset: str) -> None:
+        """Raise ``ValueError`` (one line, naming the setting) when the settings leave a split
+        too small for this dataset: the test split, D_S when used and every validation fold
+        need a row, every training fold two."""
+        s = self.settings
+        problems = []
+        if len(self.test) < 1:
+            problems.append(f"an empty test split (protocol.test_frac={s.test_frac})")
+        if s.selection_split and len(self.selection) < 1:
+            problems.append(
+                f"an empty selection split (protocol.selection_frac={s.selection_frac})"
+            )
+        for fold in self.folds(0):
+            if len(fold.valid) < 1 or len(fold.train) < 2:
+                setting = "n_folds" if s.validation == "cv" else "valid_frac"
+                problems.append(
+                    f"a fold with {len(fold.train)} training and {len(fold.valid)} validation "
+                    f"rows (protocol.{setting}={getattr(s, setting)}, protocol.selection_frac="
+                    f"{s.selection_frac if s.selection_split else 'unused'})"
+                )
+                break
+        if problems:
+            raise ValueError(
+                f"the protocol leaves {'; '.join(problems)} on {dataset} "
+                f"({len(self.labels)} rows); need >= 1 test, selection and validation row "
+                "and >= 2 training rows"
+            )
 
     def split_key(self, batch: int) -> int:
         """Batches with the same key share their folds (all of them, without reshuffling)."""

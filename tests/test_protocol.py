@@ -123,3 +123,21 @@ def test_bad_settings_are_rejected() -> None:
         ProtocolSettings(validation="kfold")
     with pytest.raises(ValueError, match="valid_frac must be in"):
         ProtocolSettings(valid_frac=1.5)
+
+
+@pytest.mark.parametrize("name", ["valid_frac", "test_frac", "selection_frac"])
+@pytest.mark.parametrize("value", [0.0, 1.0, -0.1])
+def test_split_fractions_must_lie_strictly_between_zero_and_one(name: str, value: float) -> None:
+    with pytest.raises(ValueError, match=rf"protocol.{name} must be in \(0, 1\), got {value}"):
+        ProtocolSettings(**{name: value})
+
+
+def test_settings_that_leave_a_split_empty_are_refused_for_the_dataset_at_hand() -> None:
+    labels = _labels(150)
+    greedy = ProtocolSettings(selection_split=True, selection_frac=0.99)
+    with pytest.raises(ValueError, match=r"selection_frac=0.99.*on iris \(150 rows\)"):
+        _splits(labels, greedy).check_sizes("iris")
+    _splits(labels, ProtocolSettings(selection_split=True)).check_sizes("iris")  # defaults fit
+    tiny = _labels(4)
+    with pytest.raises(ValueError, match="n_folds=5"):
+        _splits(tiny, ProtocolSettings(validation="cv")).check_sizes("tiny")
