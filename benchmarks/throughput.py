@@ -35,9 +35,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
-from experiments.config import spec_from_config  # noqa: E402
+from experiments.compose import compose_config, compose_run  # noqa: E402
 from experiments.runner import execute_run  # noqa: E402
-from experiments.sweep import _default_fit_guard, _load_group  # noqa: E402
 from hpo.datasets import catalog, load_dataset  # noqa: E402
 
 THESIS_CORE_HOURS = 9.8 * 24 * 64  # thesis §3.3: 9.8 days on 64 cores
@@ -77,19 +76,12 @@ def sample(table: pd.DataFrame, per_bin: int) -> list[str]:
 def measure(
     dataset: str, family: str, protocol: str, budget: int, data, fit_guard: dict | None = None
 ) -> dict:
-    spec = spec_from_config(
-        {
-            "optimizer": _load_group("optimizer", METHODS[family]),
-            "protocol": _load_group("protocol", protocol),
-            "space": _load_group("space", "svm_rbf"),
-            "dataset": dataset,
-            "budget": budget,
-            "seed": 0,
-            "repetition": 0,
-            "fit_guard": fit_guard or _default_fit_guard(),
-            "curves": True,
-        }
-    )
+    overrides = [f"optimizer={METHODS[family]}", f"protocol={protocol}", f"dataset={dataset}"]
+    overrides += [f"budget={budget}", "seed=0", "repetition=0", "space=svm_rbf", "curves=true"]
+    overrides += [
+        f"fit_guard.{k}={'null' if v is None else v}" for k, v in (fit_guard or {}).items()
+    ]
+    spec = compose_run(overrides)
     started = time.perf_counter()
     trace, outcomes = execute_run(spec, data=data)
     seconds = time.perf_counter() - started
@@ -147,7 +139,7 @@ def main() -> None:
     parser.add_argument("--json", default=None)
     parser.add_argument("--fit-guard", nargs="+", default=[], metavar="KEY=VALUE")
     args = parser.parse_args()
-    fit_guard = dict(_default_fit_guard())
+    fit_guard = dict(compose_config([])["fit_guard"])
     for item in args.fit_guard:
         key, _, value = item.partition("=")
         if key not in fit_guard:
