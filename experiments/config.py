@@ -90,6 +90,17 @@ def _integer(name: str, value: Any, minimum: int) -> int:
     return number
 
 
+def _stratify(value: Any) -> bool | tuple[str, ...]:
+    """``protocol.stratify``: true, false, or a list of split names."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, Sequence):
+        return tuple(str(v) for v in value)
+    raise UsageError(f"protocol.stratify must be true, false or a list of splits, got {value!r}")
+
+
 def boolean(name: str, value: Any) -> bool:
     """A true boolean (``curves=maybe`` is refused, not read as true)."""
     if isinstance(value, bool):
@@ -113,7 +124,7 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
             reshuffle=bool(optimizer["reshuffle"]),
             train_cap=None if protocol["train_cap"] is None else int(protocol["train_cap"]),
             cap_selection_share=float(protocol["cap_selection_share"]),
-            stratify=bool(protocol["stratify"]),
+            stratify=_stratify(protocol["stratify"]),
         )
         guard = FitGuard(**dict(cfg["fit_guard"]))
     except (DatasetError, ValueError, TypeError) as err:

@@ -29,6 +29,9 @@ import numpy as np
 from hpo import seeding
 
 VALIDATION_KINDS = ("holdout", "cv")
+# The splits that can be stratified: the outer test split, the hold-out validation split, the
+# k folds, the selection split (each with its share of the training-cap surplus).
+STRATIFIABLE_SPLITS = ("test", "validation", "folds", "selection")
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,9 @@ class ProtocolSettings:
     reshuffle: bool = False  # -r methods
     train_cap: int | None = 5000  # [thesis] training points at most
     cap_selection_share: float = 0.5  # [decide] share of the cap surplus sent to D_S
-    stratify: bool = True  # [decide §7.4]
+    # [decide §7.4] which splits are stratified: True (all), False (none) or some of
+    # STRATIFIABLE_SPLITS; the thesis does not mention stratification.
+    stratify: bool | tuple[str, ...] = True
 
     def __post_init__(self) -> None:
         if self.validation not in VALIDATION_KINDS:
@@ -61,8 +66,21 @@ class ProtocolSettings:
             )
         if self.validation == "cv" and self.n_folds < 2:
             raise ValueError(f"n_folds must be >= 2, got {self.n_folds}")
+        if not isinstance(self.stratify, bool):
+            splits = (self.stratify,) if isinstance(self.stratify, str) else self.stratify
+            unknown = sorted(set(splits) - set(STRATIFIABLE_SPLITS))
+            if unknown:
+                raise ValueError(
+                    f"protocol.stratify: unknown split(s) {', '.join(map(str, unknown))}; valid: "
+                    f"true, false or a list of {', '.join(STRATIFIABLE_SPLITS)}"
+                )
+            object.__setattr__(self, "stratify", tuple(sorted(set(splits))))
         if self.train_cap is not None and self.train_cap < 2:
             raise ValueError(f"train_cap must be >= 2 or null, got {self.train_cap}")
+
+    def stratified(self, split: str) -> bool:
+        """Whether ``split`` (one of :data:`STRATIFIABLE_SPLITS`) is drawn stratified."""
+        return self.stratify if isinstance(self.stratify, bool) else split in self.stratify
 
     @property
     def train_fraction(self) -> float:
@@ -171,7 +189,11 @@ class RepetitionSplits:
             return everything[self.n_main :], everything[: self.n_main]
         n_test = int(round(self.settings.test_frac * len(everything)))
         return stratified_take(
-            everything, self.labels, n_test, self._rng("test-split"), self.settings.stratify
+            everything,
+            self.labels,
+            n_test,
+            self._rng("test-split"),
+            self.settings.stratified("test"),
         )
 
     @property
@@ -192,13 +214,17 @@ class RepetitionSplits:
             return tvs[:0], tvs
         n_sel = int(round(s.selection_frac * len(tvs)))
         selection, train_valid = stratified_take(
-            tvs, self.labels, n_sel, self._rng("selection-split"), s.stratify
+            tvs, self.labels, n_sel, self._rng("selection-split"), s.stratified("selection")
         )
         surplus = self._cap_surplus(len(train_valid))
         extra = int(round(s.cap_selection_share * surplus))
         if extra > 0:
             moved, train_valid = stratified_take(
-                train_valid, self.labels, extra, self._rng("selection-cap"), s.stratify
+                train_valid,
+                self.labels,
+                extra,
+                self._rng("selection-cap"),
+                s.stratified("selection"),
             )
             selection = np.sort(np.concatenate([selection, moved]))
         return selection, train_valid
@@ -279,10 +305,12 @@ class RepetitionSplits:
         tv = self.train_valid
         if s.validation == "holdout":
             n_valid = int(round(s.valid_frac * len(tv)))
-            valid, train = stratified_take(tv, self.labels, n_valid, rng, s.stratify)
+            valid, train = stratified_take(
+                tv, self.labels, n_valid, rng, s.stratified("validation")
+            )
             folds = [Fold(train, valid)]
         else:
-            parts = stratified_folds(tv, self.labels, s.n_folds, rng, s.stratify)
+            parts = stratified_folds(tv, self.labels, s.n_folds, rng, s.stratified("folds"))
             folds = [
                 Fold(np.sort(np.concatenate(parts[:k] + parts[k + 1 :])), parts[k])
                 for k in range(s.n_folds)
@@ -293,5 +321,7 @@ class RepetitionSplits:
         cap = self.settings.train_cap
         if cap is None or len(fold.train) <= cap:
             return fold
-        kept, surplus = stratified_take(fold.train, self.labels, cap, rng, self.settings.stratify)
+        split = "folds" if self.settings.validation == "cv" else "validation"
+        stratify = self.settings.stratified(split)
+        kept, surplus = stratified_take(fold.train, self.labels, cap, rng, stratify)
         return Fold(kept, np.sort(np.concatenate([fold.valid, surplus])))

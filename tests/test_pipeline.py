@@ -131,3 +131,21 @@ def test_imports_run_one_way_hpo_below_analysis_below_experiments(package: str) 
         for path in sorted((REPO / package).rglob("*.py"))
     }
     assert {k: v for k, v in offenders.items() if v} == {}
+
+
+@pytest.mark.parametrize("stratify", [True, False])
+@pytest.mark.parametrize("validation", ["holdout", "cv"])
+def test_a_class_of_two_examples_runs_with_and_without_stratification(
+    stratify: bool, validation: str
+) -> None:
+    from hpo.datasets import Dataset
+
+    rng = np.random.default_rng(0)
+    data = Dataset("tiny", rng.normal(size=(40, 3)), np.repeat([0, 1, 2], [30, 8, 2]))
+    protocol = ProtocolSettings(validation=validation, stratify=stratify, reshuffle=True)
+    spec = RunSpec(
+        dataset="tiny", optimizer="rs", rules={"rs": "best_validation"}, protocol=protocol, budget=6
+    )
+    result = run(spec, data=data)
+    assert result.trace["valid_loss"].between(0, 1).all()
+    assert result.outcomes["test_error"].notna().all()

@@ -141,3 +141,36 @@ def test_settings_that_leave_a_split_empty_are_refused_for_the_dataset_at_hand()
     tiny = _labels(4)
     with pytest.raises(ValueError, match="n_folds=5"):
         _splits(tiny, ProtocolSettings(validation="cv")).check_sizes("tiny")
+
+
+def _test_class_shares(settings: ProtocolSettings, repetitions: int = 12) -> set[tuple[int, ...]]:
+    labels = np.repeat([0, 1, 2], [60, 30, 9])
+    return {
+        tuple(np.bincount(labels[_splits(labels, settings, rep=r).test], minlength=3))
+        for r in range(repetitions)
+    }
+
+
+def test_unstratified_test_split_class_counts_vary_across_repetitions_stratified_do_not() -> None:
+    assert len(_test_class_shares(ProtocolSettings(stratify=True))) == 1
+    assert len(_test_class_shares(ProtocolSettings(stratify=False))) > 1
+    assert len(_test_class_shares(ProtocolSettings(stratify=("folds",)))) > 1  # per split
+    assert len(_test_class_shares(ProtocolSettings(stratify=("test",)))) == 1
+
+
+@pytest.mark.parametrize("stratify", [True, False])
+@pytest.mark.parametrize("validation", ["holdout", "cv"])
+def test_same_seed_same_splits_under_each_setting(stratify: bool, validation: str) -> None:
+    labels = _labels(90)
+    settings = ProtocolSettings(validation=validation, stratify=stratify, reshuffle=True)
+    first, second = _splits(labels, settings), _splits(labels, settings)
+    np.testing.assert_array_equal(first.test, second.test)
+    for batch in (1, 2):
+        for a, b in zip(first.folds(batch), second.folds(batch), strict=True):
+            np.testing.assert_array_equal(a.train, b.train)
+            np.testing.assert_array_equal(a.valid, b.valid)
+
+
+def test_unknown_stratified_split_is_one_line_naming_the_valid_ones() -> None:
+    with pytest.raises(ValueError, match="unknown split.*valid: true, false or a list of test"):
+        ProtocolSettings(stratify=("tests",))
