@@ -49,7 +49,7 @@ class ProtocolSettings:
     cap_selection_share: float = 0.5  # [decide] share of the cap surplus sent to D_S
     # [decide §7.4] which splits are stratified: True (all), False (none) or some of
     # STRATIFIABLE_SPLITS; the thesis does not mention stratification.
-    stratify: bool | tuple[str, ...] = True
+    stratify: bool | tuple[str, ...] = False
 
     def __post_init__(self) -> None:
         if self.validation not in VALIDATION_KINDS:
