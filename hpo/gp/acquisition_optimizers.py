@@ -230,7 +230,12 @@ class LocalSearch(AcquisitionOptimizer):
     ``n_restarts`` random valid configurations (``sampler``, default :func:`space_sampler`).
     The starts advance in lockstep, one batched acquisition call per round. :attr:`paths` keeps
     each start's accepted points of the last search (for inspection and tests).
+
+    A move needs a relative gain above ``MIN_GAIN`` (the thesis's "gain threshold", set at the
+    rounding level of the acquisition: any real improvement counts).
     """
+
+    MIN_GAIN = 1e-9
 
     def __init__(
         self,
@@ -285,7 +290,7 @@ class LocalSearch(AcquisitionOptimizer):
     ) -> np.ndarray:
         points = self.starts(acquisition, observed, rng)
         values = acquisition(points)
-        self.paths = [[point] for point in points]
+        self.paths = [[point.copy()] for point in points]
         running = list(range(len(points)))
         for _ in range(self.max_iter):
             if not running:
@@ -296,7 +301,9 @@ class LocalSearch(AcquisitionOptimizer):
             for k, batch in zip(running, batches, strict=True):
                 part = scores[offset : offset + len(batch)]
                 offset += len(batch)
-                if len(batch) and part.max() > values[k]:  # Eq. 5.7: strict improvement only
+                # Eq. 5.7, moving only on a gain above rounding (EI of one point may differ in
+                # the last bits between batches; two such points must not ping-pong)
+                if len(batch) and part.max() > values[k] + self.MIN_GAIN * abs(values[k]):
                     best = int(np.argmax(part))
                     points[k], values[k] = batch[best], part[best]
                     self.paths[k].append(batch[best])
