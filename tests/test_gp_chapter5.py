@@ -126,10 +126,12 @@ def test_blockwise_posterior_equals_dense() -> None:
     X, y, hypers, Xs = _data(space, 45)
     kernel = Conditional(space)
     dense, blocks = GPPosterior(kernel, X, y, hypers), BlockGPPosterior(kernel, X, y, hypers)
-    # a query classifier without training points gets the prior
-    X_a = X[_classifier(space, X) != "a"]
-    sparse = BlockGPPosterior(kernel, X_a, y[: len(X_a)], hypers)
-    sparse_dense = GPPosterior(kernel, X_a, y[: len(X_a)], hypers)
+    # a query classifier without training points gets the prior; one with a single point
+    labels = _classifier(space, X)
+    keep = (labels == "c") | (np.cumsum(labels == "b") == 1) & (labels == "b")
+    sparse = BlockGPPosterior(kernel, X[keep], y[keep], hypers)
+    sparse_dense = GPPosterior(kernel, X[keep], y[keep], hypers)
+    assert sorted(set(_classifier(space, X[keep]))) == ["b", "c"]
     for one, other in ((dense, blocks), (sparse_dense, sparse)):
         mean, var = one.mean_var(Xs)
         block_mean, block_var = other.mean_var(Xs)
@@ -148,8 +150,19 @@ def test_blockwise_sampler_likelihood_equals_dense() -> None:
     terms = kernel.gram_terms(X)
     ls, amp2, noise, mean = hypers.ls[0], 1.2, 0.01, 0.3
     diag = amp2 * 1e-6 + noise
-    dense = log_likelihood(kernel.covariance_lower(ls, terms, amp2, diag), y - mean)
-    for _ in range(2):  # the second call reads the blocks' remembered values
+    # as the component-wise slice sampler calls it: one length-scale (or amp2, mean) at a time;
+    # repeated calls read the blocks' remembered values
+    for dim, amp2, mean in (
+        (0, 1.2, 0.3),
+        (1, 1.2, 0.3),
+        (1, 1.2, 0.3),
+        (3, 0.8, 0.3),
+        (3, 0.8, 0.2),
+    ):
+        ls = ls.copy()
+        ls[dim] *= 1.3
+        diag = amp2 * 1e-6 + noise
+        dense = log_likelihood(kernel.covariance_lower(ls, terms, amp2, diag), y - mean)
         assert blocks.log_likelihood(kernel, ls, amp2, diag, mean, y) == pytest.approx(
             dense, abs=1e-10
         )

@@ -234,11 +234,11 @@ class Laplace(Kernel):
 
 @dataclass(frozen=True)
 class ConditionalTerms:
-    """:meth:`Conditional.gram_terms`: the base kernel's terms of all points and the
-    same-structure indicator of every pair ``j < i`` (``np.triu_indices`` order)."""
+    """:meth:`Conditional.gram_terms`: the base kernel's terms of all points and which pairs
+    of points differ in structure (``(n, n)`` booleans)."""
 
     base: Any
-    same: np.ndarray  # (n (n - 1) / 2,) of 0.0 / 1.0
+    apart: np.ndarray
 
 
 class Conditional(Kernel):
@@ -308,14 +308,12 @@ class Conditional(Kernel):
 
     def gram_terms(self, X: np.ndarray) -> ConditionalTerms:  # type: ignore[override]
         labels = self.structure(X)
-        rows, cols = np.triu_indices(X.shape[0], 1)
-        same = (labels[rows] == labels[cols]).astype(float)
-        return ConditionalTerms(self.base.gram_terms(X), same)
+        return ConditionalTerms(self.base.gram_terms(X), labels[:, None] != labels[None, :])
 
     def gram(self, ls: np.ndarray, terms: ConditionalTerms) -> np.ndarray:  # type: ignore[override]
-        n = elementwise.n_from_pairs(terms.same.shape[0])
-        mask = elementwise.symmetric_from_pairs(terms.same[None], n)[0]
-        return self.base.gram(ls, terms.base) * mask
+        corr = self.base.gram(ls, terms.base)
+        corr[:, terms.apart] = 0.0
+        return corr
 
     def covariance_lower(
         self,
@@ -324,9 +322,8 @@ class Conditional(Kernel):
         amp2: float,
         diag: float,
     ) -> np.ndarray:
-        n = elementwise.n_from_pairs(terms.same.shape[0])
         cov = self.base.covariance_lower(ls, terms.base, amp2, diag)
-        cov *= elementwise.symmetric_from_pairs(terms.same[None], n)[0]
+        cov[terms.apart] = 0.0  # (the base may leave the upper triangle unset)
         return cov
 
     def blocks(self, X: np.ndarray) -> list[np.ndarray]:
