@@ -352,9 +352,14 @@ def test_chapter5_variants_propose_valid_points(kernel: str, acquisition_optimiz
         ls_restarts=4,
         ls_best_observed=2,
         n_candidates=200,
+        initial_design="random_valid",
         **FAST,
     )
     assert isinstance(opt.chain.priors, LogNormalHorseshoePriors)
+    for _ in range(2):  # the initial design
+        proposal = opt.ask()
+        _assert_valid(space, proposal.u)
+        opt.tell(proposal, float(np.sum((proposal.u - 0.3) ** 2)))
     rng = np.random.default_rng(1)
     for u in space_sampler(space)(rng, 6):
         opt.tell(Proposal(u, len(opt.y) + 1), float(np.sum((u - 0.3) ** 2)))

@@ -27,7 +27,7 @@ from hpo.gp.slice_sampler import HyperChain, LogNormalHorseshoePriors, Priors, S
 from hpo.optimizers.base import Proposal, SurrogateOptimizer
 from hpo.space import Space
 
-INITIAL_DESIGNS = ("sobol", "random")
+INITIAL_DESIGNS = ("sobol", "random", "random_valid")
 PM_DOMAINS = ("space", "observed")
 PRIORS = ("spearmint", "lognormal")
 ACQUISITION_OPTIMIZERS = ("grid_lbfgs", "random", "local_search")
@@ -60,7 +60,9 @@ class GPEIOptimizer(SurrogateOptimizer):
       ``ls_max_iter`` 50 moves per start); ``impute`` (True): random candidates and random
       starts have inactive dimensions at the imputed value (thesis §5.3.1), else random;
     * ``initial_design``: the 2 points proposed before the GP is used: ``"sobol"`` = the first two
-      unscrambled Sobol points ``(0, .., 0), (.5, .., .5)`` [§7.18], or ``"random"``;
+      unscrambled Sobol points ``(0, .., 0), (.5, .., .5)`` [§7.18], ``"random"`` (uniform in
+      the cube), or ``"random_valid"``: random valid configurations, inactive dimensions at the
+      imputed value unless ``impute=False`` (Chapter 5's conditional spaces, thesis §5.3.1);
     * ``pm_domain``: default domain of :meth:`posterior_mean_argmin` (``"space"`` [§7.16]);
     * ``standardize`` (not Spearmint, off by default): fit the GP to the losses shifted and
       scaled to zero mean and unit variance (as Optuna and scikit-optimize do), so that the
@@ -121,6 +123,7 @@ class GPEIOptimizer(SurrogateOptimizer):
         self.kernel = make_kernel(kernel, space)
         self.n_samples = n_samples
         self.initial_design = initial_design
+        self.sampler = space_sampler(space, impute=impute)
         self.pm_domain = pm_domain
         prior: Priors = (
             SpearmintPriors(noise_scale=noise_scale, amp2_scale=amp2_scale, max_ls=max_ls)
@@ -135,8 +138,7 @@ class GPEIOptimizer(SurrogateOptimizer):
         if acquisition_optimizer == "grid_lbfgs":
             self.acquisition_optimizer = GridLBFGS(grid, n_refine=n_refine, n_jitter=n_jitter)
         elif acquisition_optimizer == "random":
-            sampler = space_sampler(space, impute=impute)
-            self.acquisition_optimizer = RandomCandidates(sampler, n_candidates=n_candidates)
+            self.acquisition_optimizer = RandomCandidates(self.sampler, n_candidates=n_candidates)
         else:
             self.acquisition_optimizer = LocalSearch(
                 space,
@@ -144,7 +146,7 @@ class GPEIOptimizer(SurrogateOptimizer):
                 n_restarts=ls_restarts,
                 n_best_observed=ls_best_observed,
                 max_iter=ls_max_iter,
-                sampler=space_sampler(space, impute=impute),
+                sampler=self.sampler,
             )
         self.pm_optimizer = GridLBFGS(grid, n_refine=n_refine, n_jitter=0, observed="include")
         # Posterior-mean searches draw from their own stream, seeded per number of observations,
@@ -187,8 +189,10 @@ class GPEIOptimizer(SurrogateOptimizer):
         if n < N_INITIAL:
             if self.initial_design == "sobol":
                 u = sobol_grid(self.space.dim, N_INITIAL)[n]
-            else:
+            elif self.initial_design == "random":
                 u = self.rng.uniform(size=self.space.dim)
+            else:
+                u = self.sampler(self.rng, 1)[0]
             return Proposal(u=u, batch=n + 1)
         X, y = self._data()
         self._chain_in_current_units(self.chain)
