@@ -2,9 +2,14 @@
 
 One step = ``tell`` the last result + ``ask`` the next point (hyperparameter fitting or sampling
 and acquisition optimisation), measured with ``n`` observations already told, for
-``n in {25, 100, 200}`` and ``d in {2, 10}``. Peers, when installed, run in the same process:
+``n in {25, 100, 200}`` and ``d in {2, 10, 14}``. Peers, when installed, run in the same process:
 Optuna's ``GPSampler`` (a MAP GP on PyTorch) and scikit-optimize's ``Optimizer`` with a GP.
 Also defines the ask/tell adapters that ``bo_quality.py`` reuses.
+
+Chapter 5's variants (``ours-cond-ls``, ``ours-laplace-ls``, ``ours-matern-ls``: conditional,
+Laplace, Matérn kernels with local search and Chapter 5's priors, thesis §5.5) run on
+:func:`conditional_space` (d = 14: one choice among four + 13 conditional reals, the size of the
+thesis's scikit-learn space, Table 5.1); their rows exist for d = 14 only (``-`` elsewhere).
 
     python benchmarks/bo_step.py [--repeats 5] [--json FILE]
 """
@@ -21,9 +26,10 @@ from typing import Protocol
 
 import numpy as np
 
+from hpo.gp.acquisition_optimizers import space_sampler
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.base import Proposal
-from hpo.space import Real, Space
+from hpo.space import Categorical, Condition, Real, Space
 
 
 class AskTell(Protocol):
@@ -41,16 +47,43 @@ def unit_space(d: int) -> Space:
     return Space("unit", tuple(Real(f"x{i}", 0.0, 1.0) for i in range(d)))
 
 
+CONDITIONAL_DIM = 14
+
+
+def conditional_space() -> Space:
+    """A synthetic CASH space of 14 dimensions: ``clf`` among four values, with 4, 3, 3 and 3
+    conditional reals (half of them log-scaled)."""
+    parameters: list[Categorical | Real] = [Categorical("clf", ("a", "b", "c", "d"))]
+    for choice, size in zip("abcd", (4, 3, 3, 3), strict=True):
+        condition = Condition("clf", (choice,))
+        for i in range(size):
+            log = i % 2 == 1
+            parameters.append(Real(f"{choice}{i}", 1e-3 if log else 0.0, 1.0, log, condition))
+    return Space("conditional", tuple(parameters))
+
+
 class Ours:
     """``hpo.optimizers`` families (``gp``, ``rs``) behind :class:`AskTell`, with ``settings``
     passed to the family's class."""
 
     def __init__(
-        self, family: str, d: int, seed: int, budget: int = 1000, **settings: object
+        self,
+        family: str,
+        d: int,
+        seed: int,
+        budget: int = 1000,
+        space: Space | None = None,
+        **settings: object,
     ) -> None:
         rng = np.random.default_rng(seed)
-        self.opt = make_optimizer(family, unit_space(d), budget, rng, **settings)
+        space = unit_space(d) if space is None else space
+        self.opt = make_optimizer(family, space, budget, rng, **settings)
         self._pending: Proposal | None = None
+
+    def points(self, rng: np.random.Generator, m: int) -> np.ndarray:
+        """``m`` random points of the space to start from (valid ones in a conditional space)."""
+        space = self.opt.space
+        return space_sampler(space)(rng, m) if space.is_conditional else rng.random((m, space.dim))
 
     def ask(self) -> np.ndarray:
         self._pending = self.opt.ask()
@@ -113,11 +146,31 @@ class SkoptGP:
         self.opt.tell([[float(v) for v in u] for u in U], [float(v) for v in losses])
 
 
-Factory = Callable[[int, int], AskTell]
+def chapter5(kernel: str) -> Factory:
+    """Our GP with ``kernel``, local search and Chapter 5's priors on :func:`conditional_space`
+    (rows for d = 14 only)."""
+
+    def factory(d: int, seed: int) -> AskTell | None:
+        if d != CONDITIONAL_DIM:
+            return None
+        settings = {
+            "kernel": kernel,
+            "priors": "lognormal",
+            "acquisition_optimizer": "local_search",
+        }
+        return Ours("gp", d, seed, space=conditional_space(), **settings)
+
+    return factory
+
+
+Factory = Callable[[int, int], "AskTell | None"]  # None: no row for this d
 IMPLEMENTATIONS: dict[str, tuple[str | None, Factory]] = {
     "ours-gp": (None, lambda d, seed: Ours("gp", d, seed)),
     "optuna-gp": ("optuna", OptunaGP),
     "skopt-gp": ("skopt", SkoptGP),
+    "ours-cond-ls": (None, chapter5("conditional")),
+    "ours-laplace-ls": (None, chapter5("laplace")),
+    "ours-matern-ls": (None, chapter5("matern52")),
 }
 
 
@@ -138,10 +191,14 @@ def objective(u: np.ndarray) -> float:
     return float(np.sum((u - 0.3) ** 2) + 0.1 * np.sin(10.0 * u).sum())
 
 
-def step_times(name: str, n: int, d: int, repeats: int, seed: int = 0) -> list[float]:
-    """Seconds of ``repeats`` successive steps, the first one telling the ``n``-th result."""
+def step_times(name: str, n: int, d: int, repeats: int, seed: int = 0) -> list[float] | None:
+    """Seconds of ``repeats`` successive steps, the first one telling the ``n``-th result
+    (``None``: the implementation has no row for ``d``)."""
     impl = IMPLEMENTATIONS[name][1](d, seed)
-    U = np.random.default_rng(seed).random((n - 1, d))
+    if impl is None:
+        return None
+    rng = np.random.default_rng(seed)
+    U = impl.points(rng, n - 1) if isinstance(impl, Ours) else rng.random((n - 1, d))
     impl.observe(U, np.array([objective(u) for u in U]))
     u = impl.ask()  # warm-up: our chain's one-off burn-in, lazy imports and set-up of peers
     times = []
@@ -157,7 +214,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--n", type=int, nargs="+", default=[25, 100, 200])
-    parser.add_argument("--d", type=int, nargs="+", default=[2, 10])
+    parser.add_argument("--d", type=int, nargs="+", default=[2, 10, CONDITIONAL_DIM])
     parser.add_argument("--impl", nargs="+", default=list(IMPLEMENTATIONS))
     parser.add_argument("--json", help="write one record per (impl, n, d) to this file")
     args = parser.parse_args()
@@ -166,19 +223,26 @@ def main() -> None:
     print(f"{'n':>4} {'d':>3} " + " ".join(f"{name:>12}" for name in names) + "  ratios vs ours")
     for d in args.d:
         for n in args.n:
-            medians = {}
+            medians: dict[str, float | None] = {}
             for name in names:
-                medians[name] = statistics.median(step_times(name, n, d, args.repeats))
-                records.append({"impl": name, "n": n, "d": d, "median_s": medians[name]})
+                times = step_times(name, n, d, args.repeats)
+                medians[name] = None if times is None else statistics.median(times)
+                if times is not None:
+                    records.append({"impl": name, "n": n, "d": d, "median_s": medians[name]})
             ours = medians.get("ours-gp")
             ratios = (
                 " ".join(
-                    f"{name}={medians[name] / ours:.2f}" for name in names if name != "ours-gp"
+                    f"{name}={value / ours:.2f}"
+                    for name, value in medians.items()
+                    if name != "ours-gp" and value is not None
                 )
                 if ours
                 else ""
             )
-            row = " ".join(f"{medians[name]:>11.3f}s" for name in names)
+            row = " ".join(
+                f"{'-':>12}" if medians[name] is None else f"{medians[name]:>11.3f}s"
+                for name in names
+            )
             print(f"{n:>4} {d:>3} {row}  {ratios}", flush=True)
     if args.json:
         with open(args.json, "w") as f:

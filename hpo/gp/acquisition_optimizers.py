@@ -1,23 +1,37 @@
 """Acquisition optimizers: how the maximiser of an acquisition over ``[0, 1]^d`` is searched.
 
-:class:`AcquisitionOptimizer` is the interface the BO loop calls; a new search strategy (random
-sampling or SMAC-style local search for Chapter 5's conditional spaces, spec ch4-6 §2.3) is one
-new subclass. :class:`GridLBFGS` is Spearmint's ``GPEIOptChooser`` search (spec ch2-3 §1.3):
-score a fixed Sobol grid plus a few points jittered around the incumbent, refine the best
-``n_refine`` by L-BFGS-B inside the cube, return the best of everything scored.
+:class:`AcquisitionOptimizer` is the interface the BO loop calls; each search strategy is one
+subclass:
+
+* :class:`GridLBFGS` — Spearmint's ``GPEIOptChooser`` search (spec ch2-3 §1.3): score a fixed
+  Sobol grid plus a few points jittered around the incumbent, refine the best ``n_refine`` by
+  L-BFGS-B inside the cube, return the best of everything scored;
+* :class:`RandomCandidates` — the best of ``n_candidates`` random valid configurations
+  (thesis §5.3.2; 1000 for GP-cond, §5.5);
+* :class:`LocalSearch` — SMAC-style local search over the neighbourhoods of the active
+  hyperparameters (thesis Eqs 5.7-5.8), for conditional spaces.
+
+The last two see configurations through :class:`~hpo.space.Space` (``decode``/``encode``), so
+they return valid points only: inactive dimensions at the imputed value (thesis §5.3.1), integers
+and categoricals at their bin centres.
 """
 
 from __future__ import annotations
 
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from scipy.optimize import _lbfgsb  # scipy's L-BFGS-B routine (setulb)
 from scipy.stats import qmc
 
 from hpo.gp.acquisition import Acquisition
+from hpo.space import Categorical, Integer, Space, Value
+
+Sampler = Callable[[np.random.Generator, int], np.ndarray]  # (rng, m) -> points (m, d)
+Config = dict[str, Value]
+Neighbours = Callable[[Mapping[str, Value], float], list[Config]]  # (config, step) -> configs
 
 
 def sobol_grid(dim: int, size: int, seed: int = 1) -> np.ndarray:
@@ -128,6 +142,179 @@ class GridLBFGS(AcquisitionOptimizer):
         points = np.concatenate([cand[top], refined])
         values = np.concatenate([top_values, acquisition(refined)])
         return points[int(np.argmax(values))]
+
+
+def space_sampler(space: Space, impute: bool = True) -> Sampler:
+    """Uniform points of the unit cube (log-uniform values for log-scaled parameters, uniform
+    choices for categoricals), made valid by ``encode(decode(u))``: inactive dimensions at the
+    imputed value, integers and categoricals at their bin centres. ``impute=False``: the raw
+    uniform points, inactive dimensions keeping their random values (spec ch4-6 §2.2 "none")."""
+
+    def sample(rng: np.random.Generator, m: int) -> np.ndarray:
+        U = rng.random((m, space.dim))
+        return U if not impute else np.array([space.encode(space.decode(u)) for u in U])
+
+    return sample
+
+
+def one_exchange_neighbours(space: Space) -> Neighbours:
+    """Neighbourhoods ``N_j`` of thesis Eq. 5.8 for every active parameter ``j`` of a
+    configuration: a real moves ``step`` up and down in its unit encoding (clipped to
+    ``[0, 1]``; a move that the clipping cancels is dropped), an integer moves by one within its
+    range, a categorical takes each of its other values. Parameters that a categorical change
+    activates start at the imputed value (the centre of their range, as the imputation puts
+    them); those it deactivates are dropped."""
+    defaults = {p.name: p.from_unit(space.impute_value) for p in space.parameters}
+
+    def neighbours(config: Mapping[str, Value], step: float) -> list[Config]:
+        full = {**defaults, **config}
+        result: list[Config] = []
+
+        def add(name: str, value: Value) -> None:
+            moved = {**full, name: value}
+            result.append(
+                {p.name: moved[p.name] for p in space.parameters if space.is_active(p, moved)}
+            )
+
+        for p in space.parameters:
+            if p.name not in config:
+                continue
+            if isinstance(p, Categorical):
+                for choice in p.choices:
+                    if choice != config[p.name]:
+                        add(p.name, choice)
+            elif isinstance(p, Integer):
+                for value in (int(config[p.name]) - 1, int(config[p.name]) + 1):
+                    if p.low <= value <= p.high:
+                        add(p.name, value)
+            else:
+                u = p.to_unit(config[p.name])
+                for moved in (min(max(u - step, 0.0), 1.0), min(max(u + step, 0.0), 1.0)):
+                    if moved != u:
+                        add(p.name, p.from_unit(moved))
+        return result
+
+    return neighbours
+
+
+class RandomCandidates(AcquisitionOptimizer):
+    """The best of ``n_candidates`` random points by acquisition value (thesis §5.3.2; GP-cond
+    uses 1000, §5.5). ``sampler(rng, m)``: the candidates (default :func:`space_sampler`,
+    valid imputed configurations). Ties go to the first candidate."""
+
+    def __init__(self, sampler: Sampler, n_candidates: int = 1000) -> None:
+        if n_candidates < 1:
+            raise ValueError(f"n_candidates must be >= 1, got {n_candidates}")
+        self.sampler = sampler
+        self.n_candidates = n_candidates
+
+    def maximize(
+        self,
+        acquisition: Acquisition,
+        observed: np.ndarray,
+        incumbent: np.ndarray | None,
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        candidates = self.sampler(rng, self.n_candidates)
+        return candidates[int(np.argmax(acquisition(candidates)))]
+
+
+class LocalSearch(AcquisitionOptimizer):
+    """SMAC-style local search (thesis §5.3.2, Eqs 5.7-5.8; spec ch4-6 §2.3).
+
+    From each start, move to the best neighbour (``neighbours(config, step)``, default
+    :func:`one_exchange_neighbours`: steps along every active parameter, the other values of
+    active categoricals) while it improves the acquisition strictly, for at most ``max_iter``
+    moves; return the best end point over all starts (ties: the first start). Starts: the
+    ``n_best_observed`` best observed points (by acquisition value; made valid) and
+    ``n_restarts`` random valid configurations (``sampler``, default :func:`space_sampler`).
+    The starts advance in lockstep, one batched acquisition call per round. :attr:`paths` keeps
+    each start's accepted points of the last search (for inspection and tests).
+
+    A move needs a relative gain above ``MIN_GAIN`` (the thesis's "gain threshold", set at the
+    rounding level of the acquisition: any real improvement counts).
+    """
+
+    MIN_GAIN = 1e-9
+
+    def __init__(
+        self,
+        space: Space,
+        step: float = 0.1,
+        n_restarts: int = 10,
+        n_best_observed: int = 5,
+        max_iter: int = 50,
+        sampler: Sampler | None = None,
+        neighbours: Neighbours | None = None,
+    ) -> None:
+        if not 0.0 < step <= 1.0:
+            raise ValueError(f"local-search step must be in (0, 1], got {step}")
+        if n_restarts < 0 or n_best_observed < 0 or n_restarts + n_best_observed < 1:
+            raise ValueError(
+                "local search needs n_restarts >= 0, n_best_observed >= 0 and at least one "
+                f"start, got {n_restarts}, {n_best_observed}"
+            )
+        if max_iter < 1:
+            raise ValueError(f"local-search max_iter must be >= 1, got {max_iter}")
+        self.space = space
+        self.step = step
+        self.n_restarts = n_restarts
+        self.n_best_observed = n_best_observed
+        self.max_iter = max_iter
+        self.sampler = space_sampler(space) if sampler is None else sampler
+        self.neighbours = one_exchange_neighbours(space) if neighbours is None else neighbours
+        self.paths: list[list[np.ndarray]] = []
+
+    def valid(self, u: np.ndarray) -> np.ndarray:
+        """The valid point of ``u``'s configuration: ``encode(decode(u))``."""
+        return self.space.encode(self.space.decode(u))
+
+    def starts(
+        self, acquisition: Acquisition, observed: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        """The starting points ``(k, d)``: best observed first, then random ones."""
+        parts = [self.sampler(rng, self.n_restarts)] if self.n_restarts else []
+        observed = np.asarray(observed, dtype=float).reshape(-1, self.space.dim)
+        if self.n_best_observed and len(observed):
+            valid = np.array([self.valid(u) for u in observed])
+            order = np.argsort(-acquisition(valid), kind="stable")[: self.n_best_observed]
+            parts.insert(0, valid[order])
+        return np.concatenate(parts)
+
+    def maximize(
+        self,
+        acquisition: Acquisition,
+        observed: np.ndarray,
+        incumbent: np.ndarray | None,
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        points = self.starts(acquisition, observed, rng)
+        values = acquisition(points)
+        self.paths = [[point.copy()] for point in points]
+        running = list(range(len(points)))
+        for _ in range(self.max_iter):
+            if not running:
+                break
+            batches = [self._neighbourhood(points[k]) for k in running]
+            scores = acquisition(np.concatenate(batches))
+            still, offset = [], 0
+            for k, batch in zip(running, batches, strict=True):
+                part = scores[offset : offset + len(batch)]
+                offset += len(batch)
+                # Eq. 5.7, moving only on a gain above rounding (EI of one point may differ in
+                # the last bits between batches; two such points must not ping-pong)
+                if len(batch) and part.max() > values[k] + self.MIN_GAIN * abs(values[k]):
+                    best = int(np.argmax(part))
+                    points[k], values[k] = batch[best], part[best]
+                    self.paths[k].append(batch[best])
+                    still.append(k)
+            running = still
+        return points[int(np.argmax(values))].copy()
+
+    def _neighbourhood(self, u: np.ndarray) -> np.ndarray:
+        """The encoded neighbours ``(q, d)`` of the valid point ``u``."""
+        configs = self.neighbours(self.space.decode(u), self.step)
+        return np.array([self.space.encode(c) for c in configs]).reshape(-1, self.space.dim)
 
 
 def refine_lbfgsb(acquisition: Acquisition, starts: np.ndarray) -> np.ndarray:

@@ -186,3 +186,83 @@ class GPPosterior:
         fit = np.einsum("sn,sn->s", self._resid, self._alpha)
         logdet = np.log(np.einsum("sii->si", self._chol)).sum(axis=1)
         return -0.5 * fit - logdet - 0.5 * n * LOG_2PI
+
+
+class BlockGPPosterior(GPPosterior):
+    """:class:`GPPosterior` for a kernel whose Gram matrix is block diagonal
+    (:meth:`~hpo.gp.kernels.Kernel.blocks`, e.g. the conditional kernel, thesis Eq. 5.10).
+
+    Factors each block on its own (thesis Eq. 5.11: ``O(sum_b m_b^3)`` instead of ``O(n^3)``)
+    and predicts a query point from the training points of its own block only (zero
+    correlation with the others); a point of a block without training points gets the prior.
+    The dense ``K^-1``, ``chol_inv`` and ``alpha`` are assembled from the blocks, so every
+    :class:`GPPosterior` method works unchanged; :meth:`mean_var` and :meth:`mean` use the
+    blocks. Equal to :class:`GPPosterior` with the same kernel up to rounding (tested).
+    """
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        X: np.ndarray,
+        y: np.ndarray,
+        hypers: Hypers,
+        blocks: list[np.ndarray] | None = None,
+    ) -> None:
+        self.kernel = kernel
+        self.X = np.asarray(X, dtype=float)
+        self.y = np.asarray(y, dtype=float)
+        self.hypers = hypers
+        blocks = kernel.blocks(self.X) if blocks is None else blocks
+        if blocks is None:
+            raise ValueError(f"{type(kernel).__name__} has no block structure")
+        n, S = self.X.shape[0], hypers.n_samples
+        self._resid = self.y[None, :] - hypers.mean[:, None]  # (S, n)
+        self._chol = np.zeros((S, n, n))
+        self.chol_inv = np.zeros((S, n, n))
+        self._cov_inv = np.zeros((S, n, n))
+        self._alpha = np.zeros((S, n))
+        for index in blocks:
+            corr = kernel.gram(hypers.ls, kernel.gram_terms(self.X[index]))
+            chol = np.linalg.cholesky(covariance(corr, hypers.amp2, hypers.noise))
+            eye = np.broadcast_to(np.eye(len(index)), chol.shape)
+            chol_inv = sla.solve_triangular(chol, eye, lower=True, check_finite=False)
+            cov_inv = chol_inv.transpose(0, 2, 1) @ chol_inv
+            cells = np.ix_(np.arange(S), index, index)
+            self._chol[cells], self.chol_inv[cells], self._cov_inv[cells] = chol, chol_inv, cov_inv
+            self._alpha[:, index] = np.einsum("sij,sj->si", cov_inv, self._resid[:, index])
+        self.prior_var = hypers.amp2 * (1.0 + JITTER)
+
+    def _blockwise(self, Xs: np.ndarray, with_var: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and (if ``with_var``) variance ``(S, m)`` at ``Xs (m, d)``, block by block."""
+        Xs = np.atleast_2d(np.asarray(Xs, dtype=float))
+        n, hypers = self.X.shape[0], self.hypers
+        mean = np.repeat(hypers.mean[:, None], len(Xs), axis=1)
+        var = np.repeat(self.prior_var[:, None], len(Xs), axis=1)
+        groups = self.kernel.blocks(np.concatenate([self.X, Xs]))
+        for group in groups if groups is not None else [np.arange(n + len(Xs))]:
+            train, query = group[group < n], group[group >= n] - n
+            if len(train) == 0 or len(query) == 0:
+                continue
+            corr = self.kernel(hypers.ls, self.X[train], Xs[query])  # (S, n_b, m_b)
+            amp2 = hypers.amp2[:, None]
+            mean[:, query] += amp2 * np.einsum("snm,sn->sm", corr, self._alpha[:, train])
+            if with_var:
+                solved = self._cov_inv[np.ix_(np.arange(len(amp2)), train, train)] @ corr
+                quad = np.einsum("snm,snm->sm", solved, corr)
+                var[:, query] = np.maximum(var[:, query] - amp2**2 * quad, 0.0)
+        return mean, var
+
+    def mean_var(self, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self._blockwise(Xs, with_var=True)
+
+    def mean(self, Xs: np.ndarray) -> np.ndarray:
+        return self._blockwise(Xs, with_var=False)[0]
+
+
+def make_posterior(kernel: Kernel, X: np.ndarray, y: np.ndarray, hypers: Hypers) -> GPPosterior:
+    """The posterior the BO loop uses: :class:`BlockGPPosterior` for a kernel with a block
+    structure at ``X``, else the dense :class:`GPPosterior` (Chapter 3's kernels)."""
+    blocks = kernel.blocks(np.asarray(X, dtype=float))
+    if blocks is None:
+        return GPPosterior(kernel, X, y, hypers)
+    return BlockGPPosterior(kernel, X, y, hypers, blocks)

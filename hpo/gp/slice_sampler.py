@@ -11,6 +11,14 @@ run and then continued, ``n`` samples per BO iteration (spec ch2-3 §1.3 ``sampl
 * component-wise slice sample of the length-scales in random order, target = GP log likelihood
   with a top-hat prior on ``[0, 2]``.
 
+For a kernel with a block-diagonal Gram matrix (:meth:`~hpo.gp.kernels.Kernel.blocks`, the
+conditional kernel) the likelihood is the sum of the blocks' (:class:`BlockLikelihood`), and a
+block whose points do not vary along a dimension keeps its value while that length-scale is
+sampled (thesis §5.4.1: only the block that changed is refactored).
+
+Priors: :class:`SpearmintPriors` (Chapters 2-4, the default) and :class:`LogNormalHorseshoePriors`
+(Chapter 5, thesis §5.5).
+
 With ``log_hypers`` the joint update runs in ``(mean, log amp2, log noise)`` (same target, with
 the log-Jacobian): not Spearmint, but it mixes where Spearmint's raw update freezes (small noise).
 """
@@ -20,7 +28,8 @@ from __future__ import annotations
 import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -136,6 +145,92 @@ class SpearmintPriors(Priors):
         return 0.0 if ls.min() > 0 and ls.max() <= self.max_ls else -np.inf
 
 
+def log_normal_logpdf(x: float | np.ndarray, scale: float) -> float:
+    """Summed log density of ``LogNormal(0, scale)`` (``log x ~ N(0, scale^2)``) at ``x > 0``."""
+    log_x = np.log(x)
+    return float(np.sum(-log_x - 0.5 * (log_x / scale) ** 2 - np.log(scale * np.sqrt(2 * np.pi))))
+
+
+@dataclass(frozen=True)
+class LogNormalHorseshoePriors(Priors):
+    """Chapter 5's priors (thesis §5.5, spec ch4-6 §2.7.3): log-normal(0, ``ls_scale``) on every
+    length-scale, log-normal(0, ``amp_scale``) on the amplitude ``sigma_f``, horseshoe with scale
+    ``noise_scale`` on the noise ``sigma_n``, in Spearmint's form
+    ``log log(1 + (noise_scale / sigma_n)^2)``; the mean within ``[min y, max y]`` as Spearmint.
+
+    The thesis puts the priors on the standard deviations ``sigma_f``, ``sigma_n``; the chain
+    samples the variances ``amp2 = sigma_f^2`` and ``noise = sigma_n^2``, so the densities carry
+    the Jacobian ``d sigma / d var = 1 / (2 sigma)`` (for ``amp2`` this is log-normal(0,
+    2 ``amp_scale``)). The log-normal terms are normalised (comparable to ``scipy.stats``); the
+    horseshoe has no closed form, so its term is Spearmint's, up to a constant.
+    """
+
+    ls_scale: float = 1.0
+    amp_scale: float = 1.0
+    noise_scale: float = 1.0
+
+    def log_joint(self, mean: float, amp2: float, noise: float, y: np.ndarray) -> float:
+        if not y.min() <= mean <= y.max() or amp2 <= 0 or noise <= 0:
+            return -np.inf
+        sigma_f, sigma_n = np.sqrt(amp2), np.sqrt(noise)
+        amplitude = log_normal_logpdf(sigma_f, self.amp_scale) - np.log(2.0 * sigma_f)
+        horseshoe = np.log(np.log1p((self.noise_scale / sigma_n) ** 2)) - np.log(2.0 * sigma_n)
+        return float(amplitude + horseshoe)
+
+    def log_ls(self, ls: np.ndarray) -> float:
+        return log_normal_logpdf(ls, self.ls_scale) if ls.min() > 0 else -np.inf
+
+
+@dataclass
+class BlockLikelihood:
+    """The GP log likelihood of a block-diagonal covariance as a sum over blocks (thesis
+    Eq. 5.11): the blocks' point indices, their kernel terms, and the dimensions along which
+    their points vary. ``log_likelihood`` remembers each block's last value, so a block is
+    refactored only when a length-scale it depends on (or amp2, noise, mean) changed."""
+
+    index: list[np.ndarray]
+    terms: list[Any]
+    varying: list[np.ndarray]
+    _last: dict[int, tuple[bytes, float]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, kernel: Kernel, X: np.ndarray, blocks: list[np.ndarray]) -> BlockLikelihood:
+        return cls(
+            index=blocks,
+            terms=[kernel.gram_terms(X[index]) for index in blocks],
+            varying=[np.flatnonzero(np.ptp(X[index], axis=0) > 0) for index in blocks],
+        )
+
+    def joint(
+        self, kernel: Kernel, ls: np.ndarray, y: np.ndarray
+    ) -> Callable[[float, float, float], float]:
+        """``(mean, amp2, noise) -> log likelihood`` at length-scales ``ls (1, d)``."""
+        parts = [
+            joint_log_likelihood(kernel.gram(ls, terms)[0], y[index])
+            for index, terms in zip(self.index, self.terms, strict=True)
+        ]
+        return lambda mean, amp2, noise: sum(part(mean, amp2, noise) for part in parts)
+
+    def log_likelihood(
+        self, kernel: Kernel, ls: np.ndarray, amp2: float, diag: float, mean: float, y: np.ndarray
+    ) -> float:
+        """Log likelihood of ``y`` at ``ls (d,)``, ``amp2``, diagonal term ``diag``, ``mean``."""
+        total = 0.0
+        for b, (index, terms, varying) in enumerate(
+            zip(self.index, self.terms, self.varying, strict=True)
+        ):
+            key = np.concatenate([ls[varying], [amp2, diag, mean]]).tobytes()
+            last = self._last.get(b)
+            if last is not None and last[0] == key:
+                value = last[1]
+            else:
+                cov = kernel.covariance_lower(ls, terms, amp2, diag)
+                value = log_likelihood(cov, y[index] - mean)
+                self._last[b] = (key, value)
+            total += value
+        return total
+
+
 class HyperChain:
     """Spearmint's hyperparameter Markov chain, kept across the iterations of one run.
 
@@ -175,7 +270,12 @@ class HyperChain:
     ) -> Hypers:
         """``n_samples`` successive states given ``X (n, d)``, ``y (n,)``; ``S = n_samples``."""
         y = np.asarray(y, dtype=float)
-        terms = self.kernel.gram_terms(np.asarray(X, dtype=float))
+        X = np.asarray(X, dtype=float)
+        blocks = self.kernel.blocks(X)
+        if blocks is None:
+            terms = self.kernel.gram_terms(X)
+        else:
+            terms = BlockLikelihood.build(self.kernel, X, blocks)
         n_burn = 0
         if self.state is None:
             self.state = Hypers(
@@ -189,11 +289,17 @@ class HyperChain:
             self._transition(terms, y, rng)
         return Hypers.stack([self._transition(terms, y, rng) for _ in range(n_samples)])
 
-    def _transition(self, terms: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> Hypers:
-        """One ``sample_hypers()``: joint (mean, amp2, noise) update, then the length-scales."""
+    def _transition(
+        self, terms: np.ndarray | BlockLikelihood, y: np.ndarray, rng: np.random.Generator
+    ) -> Hypers:
+        """One ``sample_hypers()``: joint (mean, amp2, noise) update, then the length-scales.
+        ``terms``: the kernel's terms of all points, or of each block (:class:`BlockLikelihood`)."""
         state = self.state
         assert state is not None
-        joint_likelihood = joint_log_likelihood(self.kernel.gram(state.ls, terms)[0], y)
+        if isinstance(terms, BlockLikelihood):
+            joint_likelihood = terms.joint(self.kernel, state.ls, y)
+        else:
+            joint_likelihood = joint_log_likelihood(self.kernel.gram(state.ls, terms)[0], y)
 
         def log_joint(theta: np.ndarray) -> float:
             mean, amp2, noise = theta
@@ -219,6 +325,8 @@ class HyperChain:
             prior = self.priors.log_ls(ls)
             if prior == -np.inf:
                 return prior
+            if isinstance(terms, BlockLikelihood):
+                return terms.log_likelihood(self.kernel, ls, amp2, diag, mean, y) + prior
             cov = self.kernel.covariance_lower(ls, terms, amp2, diag)
             return log_likelihood(cov, resid) + prior
 

@@ -13,15 +13,24 @@ from dataclasses import replace
 import numpy as np
 
 from hpo.gp.acquisition import ExpectedImprovement, NegativePosteriorMean, single_threaded_blas
-from hpo.gp.acquisition_optimizers import GridLBFGS, sobol_grid
+from hpo.gp.acquisition_optimizers import (
+    AcquisitionOptimizer,
+    GridLBFGS,
+    LocalSearch,
+    RandomCandidates,
+    sobol_grid,
+    space_sampler,
+)
 from hpo.gp.kernels import make_kernel
-from hpo.gp.model import GPPosterior
-from hpo.gp.slice_sampler import HyperChain, SpearmintPriors
+from hpo.gp.model import make_posterior
+from hpo.gp.slice_sampler import HyperChain, LogNormalHorseshoePriors, Priors, SpearmintPriors
 from hpo.optimizers.base import Proposal, SurrogateOptimizer
 from hpo.space import Space
 
-INITIAL_DESIGNS = ("sobol", "random")
+INITIAL_DESIGNS = ("sobol", "random", "random_valid")
 PM_DOMAINS = ("space", "observed")
+PRIORS = ("spearmint", "lognormal")
+ACQUISITION_OPTIMIZERS = ("grid_lbfgs", "random", "local_search")
 N_INITIAL = 2  # Spearmint proposes without a GP while fewer than 2 results are complete
 
 
@@ -36,10 +45,24 @@ class GPEIOptimizer(SurrogateOptimizer):
     * ``grid_size``, ``grid_seed``: the Sobol candidate grid (20000, 1); ``n_refine``: candidates
       refined by L-BFGS-B (``grid_subset=20``); ``n_jitter``: points sprayed around the incumbent
       (10, sd ``1e-3``);
+    * ``kernel`` also takes Chapter 5's ``"laplace"`` (thesis Eq. 5.15, per-dimension
+      length-scales) and ``"conditional"`` (Eq. 5.9 around Matérn-5/2; the space must have
+      conditions);
+    * ``priors``: ``"spearmint"`` (default) or ``"lognormal"`` = Chapter 5's
+      :class:`~hpo.gp.slice_sampler.LogNormalHorseshoePriors` (log-normal(0, 1) on length-scales
+      and amplitude, horseshoe(1) on the noise; thesis §5.5);
     * ``noise_scale``, ``amp2_scale``, ``max_ls``: horseshoe, log-normal and top-hat priors
-      (0.1, 1, 2);
+      (0.1, 1, 2) of ``priors="spearmint"``;
+    * ``acquisition_optimizer``: ``"grid_lbfgs"`` (default, Spearmint), ``"random"`` (best of
+      ``n_candidates`` random valid configurations, 1000; thesis §5.3.2, §5.5) or
+      ``"local_search"`` (thesis Eqs 5.7-5.8: ``ls_step`` 0.1 in the unit encoding,
+      ``ls_restarts`` 10 random starts, ``ls_best_observed`` 5 best observed starts,
+      ``ls_max_iter`` 50 moves per start); ``impute`` (True): random candidates and random
+      starts have inactive dimensions at the imputed value (thesis §5.3.1), else random;
     * ``initial_design``: the 2 points proposed before the GP is used: ``"sobol"`` = the first two
-      unscrambled Sobol points ``(0, .., 0), (.5, .., .5)`` [§7.18], or ``"random"``;
+      unscrambled Sobol points ``(0, .., 0), (.5, .., .5)`` [§7.18], ``"random"`` (uniform in
+      the cube), or ``"random_valid"``: random valid configurations, inactive dimensions at the
+      imputed value unless ``impute=False`` (Chapter 5's conditional spaces, thesis §5.3.1);
     * ``pm_domain``: default domain of :meth:`posterior_mean_argmin` (``"space"`` [§7.16]);
     * ``standardize`` (not Spearmint, off by default): fit the GP to the losses shifted and
       scaled to zero mean and unit variance (as Optuna and scikit-optimize do), so that the
@@ -72,10 +95,20 @@ class GPEIOptimizer(SurrogateOptimizer):
         pm_domain: str = "space",
         standardize: bool = False,
         log_hypers: bool = False,
+        priors: str = "spearmint",
+        acquisition_optimizer: str = "grid_lbfgs",
+        n_candidates: int = 1000,
+        ls_step: float = 0.1,
+        ls_restarts: int = 10,
+        ls_best_observed: int = 5,
+        ls_max_iter: int = 50,
+        impute: bool = True,
     ) -> None:
         super().__init__(space, budget, rng)
         _check_choice("initial_design", initial_design, INITIAL_DESIGNS)
         _check_choice("pm_domain", pm_domain, PM_DOMAINS)
+        _check_choice("priors", priors, PRIORS)
+        _check_choice("acquisition_optimizer", acquisition_optimizer, ACQUISITION_OPTIMIZERS)
         for name, value in (
             ("n_samples", n_samples),
             ("grid_size", grid_size),
@@ -87,16 +120,34 @@ class GPEIOptimizer(SurrogateOptimizer):
             raise ValueError(
                 f"burnin, n_refine, n_jitter must be >= 0, got {burnin}, {n_refine}, {n_jitter}"
             )
-        self.kernel = make_kernel(kernel)
+        self.kernel = make_kernel(kernel, space)
         self.n_samples = n_samples
         self.initial_design = initial_design
+        self.sampler = space_sampler(space, impute=impute)
         self.pm_domain = pm_domain
-        priors = SpearmintPriors(noise_scale=noise_scale, amp2_scale=amp2_scale, max_ls=max_ls)
-        self.chain = HyperChain(self.kernel, priors, burnin=burnin, log_hypers=log_hypers)
+        prior: Priors = (
+            SpearmintPriors(noise_scale=noise_scale, amp2_scale=amp2_scale, max_ls=max_ls)
+            if priors == "spearmint"
+            else LogNormalHorseshoePriors()
+        )
+        self.chain = HyperChain(self.kernel, prior, burnin=burnin, log_hypers=log_hypers)
         self.standardize = standardize
         self._chain_units = (0.0, 1.0)  # (shift, scale) of the losses the chain state refers to
         grid = sobol_grid(space.dim, grid_size, grid_seed)
-        self.acquisition_optimizer = GridLBFGS(grid, n_refine=n_refine, n_jitter=n_jitter)
+        self.acquisition_optimizer: AcquisitionOptimizer
+        if acquisition_optimizer == "grid_lbfgs":
+            self.acquisition_optimizer = GridLBFGS(grid, n_refine=n_refine, n_jitter=n_jitter)
+        elif acquisition_optimizer == "random":
+            self.acquisition_optimizer = RandomCandidates(self.sampler, n_candidates=n_candidates)
+        else:
+            self.acquisition_optimizer = LocalSearch(
+                space,
+                step=ls_step,
+                n_restarts=ls_restarts,
+                n_best_observed=ls_best_observed,
+                max_iter=ls_max_iter,
+                sampler=self.sampler,
+            )
         self.pm_optimizer = GridLBFGS(grid, n_refine=n_refine, n_jitter=0, observed="include")
         # Posterior-mean searches draw from their own stream, seeded per number of observations,
         # so that calling them never changes the proposals (and gives the same answer twice).
@@ -138,14 +189,16 @@ class GPEIOptimizer(SurrogateOptimizer):
         if n < N_INITIAL:
             if self.initial_design == "sobol":
                 u = sobol_grid(self.space.dim, N_INITIAL)[n]
-            else:
+            elif self.initial_design == "random":
                 u = self.rng.uniform(size=self.space.dim)
+            else:
+                u = self.sampler(self.rng, 1)[0]
             return Proposal(u=u, batch=n + 1)
         X, y = self._data()
         self._chain_in_current_units(self.chain)
         self._chain_units = self._units(np.array(self.y, dtype=float))
         hypers = self.chain.sample(X, y, self.n_samples, self.rng)
-        acquisition = ExpectedImprovement(GPPosterior(self.kernel, X, y, hypers), best_f=y.min())
+        acquisition = ExpectedImprovement(make_posterior(self.kernel, X, y, hypers), best_f=y.min())
         self.last_acquisition = acquisition
         incumbent = X[int(np.argmin(y))]
         u = self.acquisition_optimizer.maximize(acquisition, X, incumbent, self.rng)
@@ -176,7 +229,7 @@ class GPEIOptimizer(SurrogateOptimizer):
             rng = np.random.default_rng([self._pm_entropy, len(y)])
             chain = self._chain_in_current_units(self.chain.copy())
             hypers = chain.sample(X, y, self.n_samples, rng)
-            neg_mean = NegativePosteriorMean(GPPosterior(self.kernel, X, y, hypers))
+            neg_mean = NegativePosteriorMean(make_posterior(self.kernel, X, y, hypers))
             if domain == "observed":
                 self._pm_cache[key] = X[int(np.argmax(neg_mean(X)))]
             else:
