@@ -130,7 +130,9 @@ def run(spec: RunSpec, data: Dataset | None = None, data_dir: str | None = None)
     rules = {method: make_rule(rule, spec.pm_domain) for method, rule in spec.rules.items()}
     for rule in rules.values():
         rule.check(optimizer)
-    reads_predictions = isinstance(optimizer, PredictionsConsumer)
+    reads_predictions = isinstance(optimizer, PredictionsConsumer) or any(
+        rule.needs_predictions for rule in rules.values()
+    )
     evaluator = Evaluator(
         data,
         spec.protocol,
@@ -147,6 +149,7 @@ def run(spec: RunSpec, data: Dataset | None = None, data_dir: str | None = None)
         selection_loss=np.array([e.scored.selection_loss for e in evaluations]),
         batch=np.array([e.batch for e in evaluations]),
         configs=[e.config for e in evaluations],
+        predictions=[e.scored.predictions for e in evaluations] if reads_predictions else None,
     )
     scorer = ChoiceScorer(
         evaluator, spec.vote_ties, seeding.rng(spec.seed, data.name, spec.repetition, "vote-ties")

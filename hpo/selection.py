@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 if TYPE_CHECKING:
+    from hpo.evaluation import FoldPredictions
     from hpo.optimizers.base import Optimizer
 
 NO_ANSWER = -1
@@ -245,12 +246,14 @@ class Choice:
 @dataclass(frozen=True)
 class Trace:
     """What a rule reads of a run: per evaluation (0-based index ``i`` = iteration ``i + 1``) the
-    validation and selection losses, the batch and the configuration."""
+    validation and selection losses, the batch, the configuration and, when the run keeps them,
+    each fold model's predictions (what ensemble rules such as Caruana selection read)."""
 
     valid_loss: np.ndarray
     selection_loss: np.ndarray
     batch: np.ndarray
     configs: Sequence[Mapping[str, Any]]
+    predictions: Sequence[tuple[FoldPredictions, ...]] | None = None  # when the run keeps them
 
     def member(self, index: int) -> Member:
         """The evaluated model at 0-based trace ``index``."""
@@ -266,6 +269,7 @@ class SelectionRule(ABC):
     """
 
     name: str
+    needs_predictions: bool = False  # the run keeps predictions for rules that read them
 
     def check(self, optimizer: Optimizer) -> None:  # noqa: B027 - optional hook
         """Raise ``ValueError`` when the rule cannot read ``optimizer``."""
