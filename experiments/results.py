@@ -181,14 +181,24 @@ def _umask() -> int:
     return current
 
 
-def _write_parquet(arrow: pa.Table, path: Path, overwrite: bool) -> None:
+# The sidecar's rows are sorted within each block: delta-encoded they cost almost nothing, so the
+# size is mostly the predictions' own entropy (about 1 byte per prediction, benchmarks/
+# predictions_size.py).
+SIDECAR_OPTIONS = {
+    "compression": "zstd",
+    "use_dictionary": ["model", "split", "fold", "prediction"],
+    "column_encoding": {"row": "DELTA_BINARY_PACKED"},
+}
+
+
+def _write_parquet(arrow: pa.Table, path: Path, overwrite: bool, **options: Any) -> None:
     """Write through a temporary file in the same folder, with the process's umask (mkstemp's
     0600 would hide results from collaborators), then link (refuses to overwrite) or replace."""
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(handle)
     try:
         os.chmod(temporary, 0o666 & ~_umask())
-        pq.write_table(arrow, temporary)
+        pq.write_table(arrow, temporary, **options)
         if overwrite:
             os.replace(temporary, path)
         else:
@@ -215,7 +225,7 @@ def write_atomic(
     if predictions is not None:
         sidecar = pa.Table.from_pandas(predictions, preserve_index=False)
         sidecar = sidecar.replace_schema_metadata({b"hpo.run_spec": spec_json})
-        _write_parquet(sidecar, layout.predictions_path(path), overwrite=True)
+        _write_parquet(sidecar, layout.predictions_path(path), overwrite=True, **SIDECAR_OPTIONS)
     arrow = pa.Table.from_pandas(table, preserve_index=False)
     metadata_ = dict(arrow.schema.metadata or {})
     metadata_[b"hpo.run_spec"] = spec_json
