@@ -143,11 +143,8 @@ class Space:
                 f"unknown impute {self.impute!r}; valid choices: {', '.join(IMPUTE_CHOICES)}"
             )
         if self.learner_parameter is not None:
-            chooser = (
-                self.parameters[index[self.learner_parameter]]
-                if (self.learner_parameter in index)
-                else None
-            )
+            position = index.get(self.learner_parameter)
+            chooser = None if position is None else self.parameters[position]
             if not isinstance(chooser, Categorical) or chooser.condition is not None:
                 self._fail(
                     f"learner choice {self.learner_parameter!r} is not an unconditional "
@@ -331,12 +328,14 @@ class _SpaceReader:
             raise self.fail(f"{where} must be a mapping, got {value!r}")
         return value
 
-    def keys(self, value: Mapping[str, object], valid: Sequence[str], where: str) -> None:
+    def keys(
+        self, value: Mapping[str, object], valid: Sequence[str], required: Sequence[str], where: str
+    ) -> None:
         for key in value:
             if key not in valid:
                 raise self.fail(f"{where}: unknown key {key!r}; valid keys: {', '.join(valid)}")
-        for key in valid:
-            if key not in value and key in ("name", "learner", "parameters", "type"):
+        for key in required:
+            if key not in value:
                 raise self.fail(f"{where}: missing key {key!r}")
 
     def number(self, value: object, where: str) -> float:
@@ -369,7 +368,7 @@ class _SpaceReader:
 
     def space(self, config: object) -> Space:
         config = self.mapping(config, "the space")
-        self.keys(config, SPACE_KEYS, "the space")
+        self.keys(config, SPACE_KEYS, ("name", "learner", "parameters"), "the space")
         learner, choice = self.learner(config["learner"])
         impute = str(config.get("impute", "default"))
         if impute not in IMPUTE_CHOICES:
@@ -400,7 +399,8 @@ class _SpaceReader:
             raise self.fail(
                 f"{where}: unknown type {kind!r}; valid choices: {', '.join(PARAMETER_KEYS)}"
             )
-        self.keys(spec, PARAMETER_KEYS[kind], where)
+        required = ("low", "high") if kind != "categorical" else ("choices",)
+        self.keys(spec, PARAMETER_KEYS[kind], required, where)
         condition = self.condition(spec["condition"], where) if "condition" in spec else None
         try:
             if kind == "categorical":

@@ -250,3 +250,14 @@ def test_condition_on_a_non_categorical_parent_is_rejected() -> None:
     config["parameters"]["z"] = {"type": "integer", "low": 1, "high": 3, "condition": {"x": ["a"]}}
     with pytest.raises(SpaceError, match="'z': condition parent 'x' is not a categorical"):
         space_from_config(config)
+
+
+def test_missing_keys_are_named() -> None:
+    config = _with({}, "x")
+    del config["parameters"]["x"]["high"]
+    with pytest.raises(SpaceError, match="space 'bad': parameter 'x': missing key 'high'"):
+        space_from_config(config)
+    config = copy.deepcopy(GOOD)
+    del config["learner"]
+    with pytest.raises(SpaceError, match="space 'bad': the space: missing key 'learner'"):
+        space_from_config(config)
