@@ -327,3 +327,23 @@ def test_an_exception_in_fit_or_predict_is_a_recorded_failure(monkeypatch, wine)
         assert outcome.failure == message and outcome.predictions[1].shape == (0,)
         assert (outcome.predictions[0] == FAILED_LABEL).all() and outcome.errors[0] == 1.0
         assert np.isnan(outcome.errors[1])
+
+
+def test_the_evaluator_scores_a_table_5_1_rbf_svm_like_chapter_3s() -> None:
+    """The evaluator's precomputed-kernel path reads the prefixed ``svm_rbf__gamma``."""
+    from hpo.datasets import load_dataset
+    from hpo.evaluation import Evaluator
+    from hpo.protocol import ProtocolSettings
+
+    data = load_dataset("sklearn-wine")
+    cash, chapter3 = load_space("sklearn_cash"), load_space("svm_rbf")
+    losses = []
+    for space, config in [
+        (cash, {"classifier": "svm_rbf", "svm_rbf__C": 30.0, "svm_rbf__gamma": 0.02}),
+        (chapter3, {"C": 30.0, "gamma": 0.02}),
+    ]:
+        evaluator = Evaluator(
+            data, ProtocolSettings(validation="cv"), space.learner_of, GUARD, 0, 0
+        )
+        losses.append(evaluator.validate(config, batch=0).valid_loss)
+    assert losses[0] == losses[1]
