@@ -347,3 +347,38 @@ def test_the_evaluator_scores_a_table_5_1_rbf_svm_like_chapter_3s() -> None:
         )
         losses.append(evaluator.validate(config, batch=0).valid_loss)
     assert losses[0] == losses[1]
+
+
+def _tied_columns(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Training rows where columns 0 and 1 are equal (a tree's choice between them is the seed's)
+    and test rows where they disagree, so the choice shows in the predictions."""
+    rng = np.random.default_rng(seed)
+    signal = rng.normal(size=200)
+    X = np.c_[signal, signal, rng.normal(size=(200, 2))]
+    X_test = np.c_[rng.normal(size=(200, 2)), rng.normal(size=(200, 2))]
+    return X, (signal > 0).astype(int), X_test
+
+
+@pytest.mark.parametrize(("learner", "config"), [
+    ("decision_tree", {"max_depth": 1, "min_samples_split": 2, "min_samples_leaf": 2}),
+    ("adaboost", {"n_estimators": 1}),
+])  # fmt: skip
+def test_seeded_trees_differ_across_seeds(learner: str, config: dict) -> None:
+    X, y, X_test = _tied_columns()
+    sets = [(X_test, np.zeros(len(X_test), dtype=int))]
+    predictions = {
+        fit_and_predict(learner, config, GUARD, X, y, sets, seed=s).predictions[0].tobytes()
+        for s in range(6)
+    }
+    assert len(predictions) == 2
+
+
+def test_linear_svm_coordinate_descent_differs_across_seeds(wine) -> None:
+    X, y, _, _ = wine
+    guard = FitGuard(max_iter=3, max_work=None)  # stopped early, the visiting order shows
+    models = []
+    for seed in (0, 0, 1):
+        model = make_estimator("linear_svm", {"C": 100.0}, guard, seed=seed, n_train=len(y))
+        models.append(model.set_params(dual=True).fit(X, y).coef_)
+    np.testing.assert_array_equal(models[0], models[1])
+    assert not np.array_equal(models[0], models[2])
