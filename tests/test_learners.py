@@ -249,6 +249,8 @@ def test_sklearn_space_parameters_reach_their_learner_without_prefix(wine) -> No
 def test_unknown_learner_is_one_line_naming_the_choices() -> None:
     with pytest.raises(ValueError, match=r"unknown learner 'svn'; valid choices: adaboost, ") as e:
         make_estimator("svn", {}, FitGuard())
+    with pytest.raises(ValueError, match="unknown learner 'svn'"):
+        fit_and_predict("svn", {}, FitGuard(), np.zeros((4, 1)), np.arange(4) % 2, [])
     assert "\n" not in str(e.value) and "svm_rbf" in str(e.value)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from hpo.learners.guard import FitGuard
-from hpo.learners.registry import Value, learner_parameters, make_estimator
+from hpo.learners.registry import Value, factory_of, learner_parameters, make_estimator
 from hpo.learners.svm_rbf import rbf_predictor
 
 FAILED_LABEL = -1
@@ -77,6 +77,7 @@ def fit_and_predict(
     ``train_gram``, the RBF kernel among the training rows at the configuration's gamma (the
     ``svm_rbf`` learner only), makes libsvm use it as a precomputed kernel.
     """
+    factory_of(learner)  # an unknown learner is a configuration error, raised, not a failure
     if train_gram is not None and learner != "svm_rbf":
         raise ValueError(f"a precomputed Gram needs learner svm_rbf, not {learner!r}")
     start = time.perf_counter()

@@ -57,17 +57,22 @@ def learner_parameters(learner: str, config: Mapping[str, Value]) -> dict[str, V
     return own
 
 
-def make_estimator(
-    learner: str, config: Mapping[str, Value], guard: FitGuard, seed: int = 0, n_train: int = 0
-) -> Any:
-    """The unfitted estimator for ``learner`` at ``config``, to be fitted on ``n_train`` rows
-    (which sets libsvm's and liblinear's iteration limits) with ``random_state=seed``."""
+def factory_of(learner: str) -> LearnerFactory:
+    """The factory registered as ``learner``; ``ValueError`` naming the choices otherwise."""
     factory = _FACTORIES.get(learner)
     if factory is None:
         raise ValueError(
             f"unknown learner {learner!r}; valid choices: {', '.join(learner_names())}"
         )
-    return factory(learner_parameters(learner, config), guard, seed, n_train)
+    return factory
+
+
+def make_estimator(
+    learner: str, config: Mapping[str, Value], guard: FitGuard, seed: int = 0, n_train: int = 0
+) -> Any:
+    """The unfitted estimator for ``learner`` at ``config``, to be fitted on ``n_train`` rows
+    (which sets libsvm's and liblinear's iteration limits) with ``random_state=seed``."""
+    return factory_of(learner)(learner_parameters(learner, config), guard, seed, n_train)
 
 
 def given(config: Mapping[str, Value], names: tuple[str, ...]) -> dict[str, Value]:
