@@ -12,6 +12,7 @@ from hpo.learners.fit import FAILED_LABEL, ConstantClassifier, FitOutcome, fit_a
 from hpo.learners.guard import ON_LIMIT_CHOICES, FitGuard
 from hpo.learners.registry import (
     LearnerFactory,
+    factory_of,
     learner_names,
     learner_parameters,
     make_estimator,
@@ -26,6 +27,7 @@ __all__ = [
     "FitGuard",
     "FitOutcome",
     "LearnerFactory",
+    "factory_of",
     "SquaredDistanceCache",
     "fit_and_predict",
     "learner_names",
