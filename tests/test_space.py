@@ -98,6 +98,13 @@ def test_yaml_spaces_load_alike_with_pyyaml_and_omegaconf(name: str) -> None:
     assert name in space_choices()
 
 
+@pytest.mark.parametrize("name", ["svm_rbf", "random_forest", "svm_kernels", "sklearn_cash"])
+def test_hydra_composes_the_same_space(name: str) -> None:
+    from experiments.compose import compose_config
+
+    assert space_from_config(compose_config([f"space={name}"])["space"]) == load_space(name)
+
+
 def test_table_5_1_space_has_one_choice_and_13_conditional_parameters() -> None:
     space = load_space("sklearn_cash")
     assert space.dim == 14 and space.impute == "default"
