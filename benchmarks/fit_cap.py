@@ -36,13 +36,13 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 
+from experiments.spaces import load_space  # noqa: E402
 from hpo import seeding  # noqa: E402
 from hpo.datasets import load_dataset  # noqa: E402
 from hpo.evaluation import Evaluator  # noqa: E402
 from hpo.learners import FitGuard, make_estimator, rbf_svc_predict  # noqa: E402
 from hpo.optimizers import make_optimizer  # noqa: E402
 from hpo.protocol import ProtocolSettings  # noqa: E402
-from hpo.space import get_space  # noqa: E402
 
 DEFAULT_DATASETS = (
     "cardiotocography-10clases",
@@ -72,7 +72,7 @@ def fits(dataset: str, budget: int, reference: int, protocol: str = "holdout") -
     evaluator = Evaluator(data, settings, lambda _: "svm_rbf", FitGuard(), seed=0, repetition=0)
     X, y, splits = evaluator.X, evaluator.y, evaluator.splits
     reference_guard = FitGuard(max_iter=reference, max_work=None)
-    space = get_space("svm_rbf")
+    space = load_space("svm_rbf")
     optimizer = make_optimizer("rs", space, budget, seeding.rng(0, data.name, 0, "optimizer", "rs"))
     rows = []
     for index in range(budget):

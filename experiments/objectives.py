@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 import numpy as np
 
+from experiments.spaces import load_space
 from hpo.datasets import load_dataset
 from hpo.evaluation import Evaluator
 from hpo.learners import FitGuard
 from hpo.protocol import ProtocolSettings
-from hpo.space import get_space
 
 
 def svm_validation_objective(
@@ -29,7 +29,7 @@ def svm_validation_objective(
     evaluator = Evaluator(
         data, ProtocolSettings(), lambda config: "svm_rbf", fit_guard or FitGuard(), seed, 0
     )
-    space = get_space("svm_rbf")
+    space = load_space("svm_rbf")
 
     def objective(u: np.ndarray) -> float:
         return evaluator.validate(space.decode(np.asarray(u, dtype=float)), batch=0).valid_loss

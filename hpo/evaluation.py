@@ -28,7 +28,13 @@ import numpy as np
 from hpo import seeding
 from hpo.datasets import Dataset
 from hpo.ensembles import majority_vote
-from hpo.learners import FitGuard, FitOutcome, SquaredDistanceCache, fit_and_predict
+from hpo.learners import (
+    FitGuard,
+    FitOutcome,
+    SquaredDistanceCache,
+    fit_and_predict,
+    learner_parameters,
+)
 from hpo.protocol import ProtocolSettings, RepetitionSplits
 from hpo.selection import Choice, Member
 
@@ -138,7 +144,8 @@ class Evaluator:
         started = time.perf_counter()
         gram = None
         if self._distances is not None and learner == "svm_rbf":
-            gram = self._distances.gram(train_key, train, float(config["gamma"]))
+            gamma = float(learner_parameters(learner, config)["gamma"])  # "svm_rbf__gamma" too
+            gram = self._distances.gram(train_key, train, gamma)
         gram_seconds = time.perf_counter() - started
         outcome = fit_and_predict(
             learner,

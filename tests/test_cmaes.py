@@ -8,9 +8,9 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from experiments.spaces import load_space
 from hpo.optimizers import Proposal, make_optimizer
 from hpo.optimizers.cmaes import CMAESOptimizer
-from hpo.space import svm_rbf_space
 
 OPTIMUM = np.array([0.3, 0.7])
 Loss = Callable[[np.ndarray], float]
@@ -23,7 +23,7 @@ def quadratic(u: np.ndarray) -> float:
 def run(
     seed: int, budget: int = 100, loss: Loss = quadratic, **settings: int
 ) -> tuple[CMAESOptimizer, list[Proposal]]:
-    opt = CMAESOptimizer(svm_rbf_space(), budget, np.random.default_rng(seed), **settings)
+    opt = CMAESOptimizer(load_space("svm_rbf"), budget, np.random.default_rng(seed), **settings)
     proposals = []
     for _ in range(budget):
         proposal = opt.ask()
@@ -46,7 +46,7 @@ def test_population_settings() -> None:
     _, proposals = run(0, budget=20, popsize=8, mu=4)
     assert Counter(p.batch for p in proposals) == {1: 8, 2: 8, 3: 4}
     with pytest.raises(ValueError, match="mu <= popsize // 2"):
-        CMAESOptimizer(svm_rbf_space(), 100, np.random.default_rng(0), popsize=6, mu=4)
+        CMAESOptimizer(load_space("svm_rbf"), 100, np.random.default_rng(0), popsize=6, mu=4)
 
 
 def test_proposals_stay_in_the_cube_when_the_optimum_is_outside() -> None:
@@ -81,7 +81,7 @@ def test_different_rng_different_proposals() -> None:
 
 def test_tell_order_within_a_generation_does_not_matter() -> None:
     def reversed_tells(seed: int) -> list[np.ndarray]:
-        opt = CMAESOptimizer(svm_rbf_space(), 30, np.random.default_rng(seed))
+        opt = CMAESOptimizer(load_space("svm_rbf"), 30, np.random.default_rng(seed))
         points = []
         for _generation in range(5):
             batch = [opt.ask() for _ in range(6)]
@@ -100,7 +100,7 @@ def test_converges_on_a_quadratic_on_most_seeds() -> None:
 
 
 def test_ask_before_all_tells_of_the_generation_is_an_error() -> None:
-    opt = CMAESOptimizer(svm_rbf_space(), 100, np.random.default_rng(0))
+    opt = CMAESOptimizer(load_space("svm_rbf"), 100, np.random.default_rng(0))
     batch = [opt.ask() for _ in range(6)]
     for proposal in batch[:5]:
         opt.tell(proposal, quadratic(proposal.u))
@@ -111,7 +111,7 @@ def test_ask_before_all_tells_of_the_generation_is_an_error() -> None:
 
 
 def test_tell_refuses_foreign_repeated_or_nan() -> None:
-    opt = CMAESOptimizer(svm_rbf_space(), 100, np.random.default_rng(0))
+    opt = CMAESOptimizer(load_space("svm_rbf"), 100, np.random.default_rng(0))
     proposal = opt.ask()
     with pytest.raises(ValueError, match="not an untold individual"):
         opt.tell(Proposal(u=np.array([0.123, 0.456]), batch=1), 0.5)
@@ -124,7 +124,9 @@ def test_tell_refuses_foreign_repeated_or_nan() -> None:
 
 def test_registry_builds_it_and_nothing_is_written(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    opt = make_optimizer("cma", svm_rbf_space(), 12, np.random.default_rng(0), popsize=6, mu=3)
+    opt = make_optimizer(
+        "cma", load_space("svm_rbf"), 12, np.random.default_rng(0), popsize=6, mu=3
+    )
     assert isinstance(opt, CMAESOptimizer)
     for _ in range(12):
         proposal = opt.ask()

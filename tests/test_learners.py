@@ -1,18 +1,27 @@
-"""Learners: the BLAS prediction and precomputed-kernel paths agree with libsvm; the fit guard."""
+"""Learners: the BLAS prediction and precomputed-kernel paths agree with libsvm; the fit guard;
+every registered learner fits its space; failures are recorded, never raised."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.datasets import load_wine
 from sklearn.svm import SVC
 
+from experiments.spaces import load_space
 from hpo.learners import (
+    FAILED_LABEL,
     FitGuard,
     SquaredDistanceCache,
-    fit_and_score,
+    fit_and_predict,
+    learner_names,
+    learner_parameters,
+    make_estimator,
     rbf_svc_predict,
+    registry,
     squared_distances,
 )
+from hpo.space import Categorical
 
 
 @pytest.mark.parametrize("n_classes", [2, 3, 5])
@@ -42,7 +51,7 @@ def test_labels_need_not_start_at_zero() -> None:
 
 def test_single_class_training_predicts_that_class() -> None:
     X = np.zeros((5, 2))
-    outcome = fit_and_score(
+    outcome = fit_and_predict(
         "svm_rbf",
         {"C": 1.0, "gamma": 1.0},
         FitGuard(),
@@ -76,9 +85,9 @@ def test_precomputed_kernel_fits_the_same_model_as_libsvm(n_classes: int) -> Non
     for C, gamma in [(0.01, 0.1), (1.0, 0.5), (100.0, 0.02), (1e4, 3.0), (3.0, 1e-4)]:
         config = {"C": C, "gamma": gamma}
         sets = [(X[valid], y[valid]), (X[train], y[train])]
-        reference = fit_and_score("svm_rbf", config, FitGuard(), X[train], y[train], sets)
+        reference = fit_and_predict("svm_rbf", config, FitGuard(), X[train], y[train], sets)
         gram = cache.gram("fold", train, gamma)
-        ours = fit_and_score(
+        ours = fit_and_predict(
             "svm_rbf", config, FitGuard(), X[train], y[train], sets, train_gram=gram
         )
         assert ours.errors == reference.errors, config
@@ -112,3 +121,266 @@ def test_iteration_limit_is_the_smaller_of_iterations_and_work_per_row() -> None
     assert guard.for_retraining().iteration_limit(5000) == 10**6
     with pytest.raises(ValueError, match="max_work"):
         FitGuard(max_work=0)
+
+
+# --- The registry: every learner of every space ----------------------------------------------
+
+SPACE_OF = {"svm_rbf": "svm_rbf", "random_forest": "random_forest", "svm": "svm_kernels"}
+STOCHASTIC = ("random_forest", "decision_tree", "adaboost", "linear_svm")
+GUARD = FitGuard(max_work=2e7)
+
+
+@pytest.fixture(scope="module")
+def wine() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """scikit-learn's bundled wine data, standardised (as Chapter 5 does), split 120 / 58."""
+    X, y = load_wine(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    order = np.random.default_rng(0).permutation(len(y))
+    train, test = order[:120], order[120:]
+    return X[train], y[train], X[test], y[test]
+
+
+def _configs(learner: str, n: int, seed: int = 0) -> list[dict]:
+    """``n`` configurations of ``learner`` sampled from its space (its branch of Table 5.1's)."""
+    rng = np.random.default_rng(seed)
+    if learner in SPACE_OF:
+        space = load_space(SPACE_OF[learner])
+        return [space.sample(rng) for _ in range(n)]
+    space = load_space("sklearn_cash")
+    choice = space.parameters[0]
+    assert isinstance(choice, Categorical)
+    u = rng.uniform(size=(n, space.dim))
+    u[:, 0] = (choice.choices.index(learner) + 0.5) / len(choice.choices)
+    return [space.decode(point) for point in u]
+
+
+def test_every_learner_has_a_space() -> None:
+    cash = load_space("sklearn_cash").parameters[0]
+    assert isinstance(cash, Categorical)
+    assert set(learner_names()) == set(SPACE_OF) | set(cash.choices)
+
+
+@pytest.mark.parametrize("learner", learner_names())
+def test_every_learner_fits_and_predicts_sampled_configurations(learner: str, wine) -> None:
+    X, y, X_test, y_test = wine
+    successes = 0
+    for config in _configs(learner, 4):
+        outcome = fit_and_predict(learner, config, GUARD, X, y, [(X_test, y_test), (X, y)], seed=3)
+        for predictions, (_, labels), error in zip(
+            outcome.predictions, [(X_test, y_test), (X, y)], outcome.errors, strict=True
+        ):
+            assert predictions.shape == labels.shape
+            assert set(np.unique(predictions)) <= {FAILED_LABEL, 0, 1, 2}
+            assert error == float(np.mean(predictions != labels))
+        failed = outcome.failure is not None or outcome.hit_limit
+        if outcome.failure is not None:
+            assert all((p == FAILED_LABEL).all() for p in outcome.predictions)
+        successes += not failed
+    assert successes >= 1, learner
+
+
+@pytest.mark.parametrize("learner", STOCHASTIC)
+def test_stochastic_learners_take_the_seed(learner: str, wine) -> None:
+    X, y, X_test, y_test = wine
+    config = _configs(learner, 1, seed=1)[0]
+    assert make_estimator(learner, config, GUARD, seed=17, n_train=len(y)).random_state == 17
+    runs = [
+        fit_and_predict(learner, config, GUARD, X, y, [(X_test, y_test)], seed=s) for s in (5, 5)
+    ]
+    np.testing.assert_array_equal(runs[0].predictions[0], runs[1].predictions[0])
+
+
+def test_random_forests_differ_across_seeds(wine) -> None:
+    X, y, X_test, y_test = wine
+    config = {"n_estimators": 3, "max_depth": 3, "min_samples_split": 2, "min_samples_leaf": 2}
+    sets = [(X_test, y_test), (X, y)]
+    first = fit_and_predict("random_forest", config, GUARD, X, y, sets, seed=0)
+    assert any(
+        not np.array_equal(first.predictions[1], other.predictions[1])
+        for other in (fit_and_predict("random_forest", config, GUARD, X, y, sets, seed=s)
+                      for s in (1, 2, 3))
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(("learner", "config"), [
+    ("svm_rbf", {"C": 1e5, "gamma": 1.0}),
+    ("svm", {"kernel": "poly", "C": 1e5, "degree": 3, "coef0": 10.0}),
+    ("linear_svm", {"C": 1e5}),
+])  # fmt: skip
+def test_libsvm_and_liblinear_learners_run_under_the_iteration_limit(learner, config, wine) -> None:
+    X, y, X_test, y_test = wine
+    guard = FitGuard(max_iter=2, max_work=None)
+    assert make_estimator(learner, config, guard, n_train=len(y)).max_iter == 2
+    outcome = fit_and_predict(learner, config, guard, X, y, [(X_test, y_test), (X[:0], y[:0])])
+    assert outcome.hit_limit and outcome.failure is None
+    assert (outcome.predictions[0] == FAILED_LABEL).all() and outcome.errors[0] == 1.0
+    assert outcome.predictions[1].shape == (0,) and np.isnan(outcome.errors[1])
+
+
+def test_svm_rbf_errors_equal_a_direct_scikit_learn_fit(wine) -> None:
+    X, y, X_test, y_test = wine
+    for config in _configs("svm_rbf", 10, seed=4) + [{"C": 10.0, "gamma": 0.05}]:
+        direct = SVC(C=config["C"], gamma=config["gamma"]).fit(X, y)
+        outcome = fit_and_predict("svm_rbf", config, FitGuard(), X, y, [(X_test, y_test)])
+        assert outcome.errors[0] == float(np.mean(direct.predict(X_test) != y_test)), config
+
+
+def test_sklearn_space_parameters_reach_their_learner_without_prefix(wine) -> None:
+    config = {"classifier": "svm_rbf", "svm_rbf__C": 3.0, "svm_rbf__gamma": 0.1, "knn__n": 2}
+    assert learner_parameters("svm_rbf", config) == {
+        "classifier": "svm_rbf",
+        "C": 3.0,
+        "gamma": 0.1,
+    }
+    model = make_estimator("svm_rbf", config, FitGuard())
+    assert (model.C, model.gamma) == (3.0, 0.1)
+    X, y, X_test, y_test = wine
+    cache = SquaredDistanceCache(X, budget_mb=8)
+    gram = cache.gram("all", np.arange(len(y)), 0.1)
+    with_gram = fit_and_predict(
+        "svm_rbf", config, FitGuard(), X, y, [(X_test, y_test)], train_gram=gram
+    )
+    plain = fit_and_predict(
+        "svm_rbf", {"C": 3.0, "gamma": 0.1}, FitGuard(), X, y, [(X_test, y_test)]
+    )
+    np.testing.assert_array_equal(with_gram.predictions[0], plain.predictions[0])
+
+
+def test_unknown_learner_is_one_line_naming_the_choices() -> None:
+    with pytest.raises(ValueError, match=r"unknown learner 'svn'; valid choices: adaboost, ") as e:
+        make_estimator("svn", {}, FitGuard())
+    with pytest.raises(ValueError, match="unknown learner 'svn'"):
+        fit_and_predict("svn", {}, FitGuard(), np.zeros((4, 1)), np.arange(4) % 2, [])
+    assert "\n" not in str(e.value) and "svm_rbf" in str(e.value)
+
+
+# --- Failures are results: FAILED_LABEL predictions, error 1.0, the exception in one line -----
+
+
+def _assert_failed(outcome, fragment: str) -> None:
+    assert outcome.failure is not None and fragment in outcome.failure, outcome.failure
+    assert "\n" not in outcome.failure
+    assert all((p == FAILED_LABEL).all() for p in outcome.predictions)
+    assert outcome.errors == tuple(1.0 for _ in outcome.errors)
+
+
+def test_qda_on_collinear_columns_is_a_recorded_failure(wine) -> None:
+    X, y, X_test, y_test = wine
+    collinear = np.c_[X, X[:, 0] + X[:, 1]]
+    outcome = fit_and_predict(
+        "qda", {"reg_param": 0.0}, GUARD, collinear, y, [(np.c_[X_test, X_test[:, 0]], y_test)]
+    )
+    _assert_failed(outcome, "LinAlgError: The covariance matrix of class 0 is not full rank")
+
+
+def test_qda_reg_param_above_one_is_given_as_one(wine) -> None:
+    X, y, X_test, y_test = wine
+    above = fit_and_predict("qda", {"reg_param": 1e3}, GUARD, X, y, [(X_test, y_test)])
+    one = fit_and_predict("qda", {"reg_param": 1.0}, GUARD, X, y, [(X_test, y_test)])
+    assert above.failure is None
+    np.testing.assert_array_equal(above.predictions[0], one.predictions[0])
+
+
+def test_qda_with_a_one_row_class_is_a_recorded_failure(wine) -> None:
+    X, y, X_test, y_test = wine
+    y_odd = y.copy()
+    y_odd[0] = 3
+    outcome = fit_and_predict("qda", {"reg_param": 0.1}, GUARD, X, y_odd, [(X_test, y_test)])
+    _assert_failed(outcome, "ValueError: y has only 1 sample in class 3")
+
+
+def test_a_tree_on_one_class_predicts_that_class(wine) -> None:
+    X, _, X_test, y_test = wine
+    config = {"max_depth": 3, "min_samples_split": 2, "min_samples_leaf": 2}
+    outcome = fit_and_predict(
+        "decision_tree", config, GUARD, X, np.full(len(X), 1), [(X_test, y_test)]
+    )
+    assert outcome.failure is None and (outcome.predictions[0] == 1).all()
+
+
+def test_knn_with_more_neighbours_than_rows_is_a_recorded_failure(wine) -> None:
+    X, y, X_test, y_test = wine
+    outcome = fit_and_predict("knn", {"n_neighbors": 30}, GUARD, X[:20], y[:20], [(X_test, y_test)])
+    _assert_failed(outcome, "ValueError: Expected n_neighbors <= n_samples_fit")
+
+
+def test_an_exception_in_fit_or_predict_is_a_recorded_failure(monkeypatch, wine) -> None:
+    X, y, X_test, y_test = wine
+
+    class Broken:
+        def __init__(self, where: str) -> None:
+            self.where = where
+
+        def fit(self, X, y):
+            if self.where == "fit":
+                raise RuntimeError("cannot\nfit")
+            return self
+
+        def predict(self, X):
+            raise ArithmeticError("cannot predict")
+
+    for where, message in (
+        ("fit", "RuntimeError: cannot fit"),
+        ("predict", "ArithmeticError: cannot predict"),
+    ):
+        monkeypatch.setitem(registry._FACTORIES, "broken", lambda c, g, s, n, w=where: Broken(w))
+        sets = [(X_test, y_test), (X[:0], y[:0])]
+        outcome = fit_and_predict("broken", {}, GUARD, X, y, sets)
+        assert outcome.failure == message and outcome.predictions[1].shape == (0,)
+        assert (outcome.predictions[0] == FAILED_LABEL).all() and outcome.errors[0] == 1.0
+        assert np.isnan(outcome.errors[1])
+
+
+def test_the_evaluator_scores_a_table_5_1_rbf_svm_like_chapter_3s() -> None:
+    """The evaluator's precomputed-kernel path reads the prefixed ``svm_rbf__gamma``."""
+    from hpo.datasets import load_dataset
+    from hpo.evaluation import Evaluator
+    from hpo.protocol import ProtocolSettings
+
+    data = load_dataset("sklearn-wine")
+    cash, chapter3 = load_space("sklearn_cash"), load_space("svm_rbf")
+    losses = []
+    for space, config in [
+        (cash, {"classifier": "svm_rbf", "svm_rbf__C": 30.0, "svm_rbf__gamma": 0.02}),
+        (chapter3, {"C": 30.0, "gamma": 0.02}),
+    ]:
+        evaluator = Evaluator(
+            data, ProtocolSettings(validation="cv"), space.learner_of, GUARD, 0, 0
+        )
+        losses.append(evaluator.validate(config, batch=0).valid_loss)
+    assert losses[0] == losses[1]
+
+
+def _tied_columns(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Training rows where columns 0 and 1 are equal (a tree's choice between them is the seed's)
+    and test rows where they disagree, so the choice shows in the predictions."""
+    rng = np.random.default_rng(seed)
+    signal = rng.normal(size=200)
+    X = np.c_[signal, signal, rng.normal(size=(200, 2))]
+    X_test = np.c_[rng.normal(size=(200, 2)), rng.normal(size=(200, 2))]
+    return X, (signal > 0).astype(int), X_test
+
+
+@pytest.mark.parametrize(("learner", "config"), [
+    ("decision_tree", {"max_depth": 1, "min_samples_split": 2, "min_samples_leaf": 2}),
+    ("adaboost", {"n_estimators": 1}),
+])  # fmt: skip
+def test_seeded_trees_differ_across_seeds(learner: str, config: dict) -> None:
+    X, y, X_test = _tied_columns()
+    sets = [(X_test, np.zeros(len(X_test), dtype=int))]
+    predictions = {
+        fit_and_predict(learner, config, GUARD, X, y, sets, seed=s).predictions[0].tobytes()
+        for s in range(6)
+    }
+    assert len(predictions) == 2
+
+
+def test_linear_svm_coordinate_descent_differs_across_seeds(wine) -> None:
+    X, y, _, _ = wine
+    guard = FitGuard(max_iter=3, max_work=None)  # stopped early, the visiting order shows
+    models = []
+    for seed in (0, 0, 1):
+        model = make_estimator("linear_svm", {"C": 100.0}, guard, seed=seed, n_train=len(y))
+        models.append(model.set_params(dual=True).fit(X, y).coef_)
+    np.testing.assert_array_equal(models[0], models[1])
+    assert not np.array_equal(models[0], models[2])

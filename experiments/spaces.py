@@ -1,0 +1,32 @@
+"""The search spaces declared in ``conf/space/<name>.yaml``, read with PyYAML.
+
+Hydra composes the same files as ``cfg.space``; code that has the composed mapping calls
+:func:`hpo.space.space_from_config` directly. This module is for code without a composed
+configuration (benchmarks, objectives, tests).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from hpo.space import Space, SpaceError, space_from_config
+
+SPACE_DIR = Path(__file__).resolve().parents[1] / "conf" / "space"
+
+
+def space_choices() -> list[str]:
+    """The names of the declared spaces, sorted."""
+    return sorted(path.stem for path in SPACE_DIR.glob("*.yaml"))
+
+
+def load_space(name: str) -> Space:
+    """The space declared in ``conf/space/<name>.yaml``."""
+    choices = space_choices()
+    if name not in choices:
+        raise SpaceError(f"unknown space {name!r}; valid choices: {', '.join(choices)}")
+    space = space_from_config(yaml.safe_load((SPACE_DIR / f"{name}.yaml").read_text()))
+    if space.name != name:
+        raise SpaceError(f"space file {name}.yaml declares name {space.name!r}; expected {name!r}")
+    return space

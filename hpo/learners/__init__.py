@@ -1,0 +1,39 @@
+"""Learners: scikit-learn estimators built from a configuration, fitted under a guard.
+
+The configuration names the learner; :func:`make_estimator` builds it from the registry and
+:func:`fit_and_predict` fits it under the :class:`FitGuard` and predicts every evaluation set.
+Modules: ``guard`` (the work limit), ``registry`` (names -> factories), ``fit`` (one guarded
+fit), ``svm_rbf`` (Chapter 3), ``svm`` (Chapter 4's kernels), ``random_forest`` (Table 2.1),
+``sklearn_cash`` (the rest of Table 5.1). Importing this package registers every learner.
+"""
+
+from hpo.learners import random_forest, sklearn_cash, svm  # noqa: F401  (registration)
+from hpo.learners.fit import FAILED_LABEL, ConstantClassifier, FitOutcome, fit_and_predict
+from hpo.learners.guard import ON_LIMIT_CHOICES, FitGuard
+from hpo.learners.registry import (
+    LearnerFactory,
+    factory_of,
+    learner_names,
+    learner_parameters,
+    make_estimator,
+    register_learner,
+)
+from hpo.learners.svm_rbf import SquaredDistanceCache, rbf_svc_predict, squared_distances
+
+__all__ = [
+    "FAILED_LABEL",
+    "ON_LIMIT_CHOICES",
+    "ConstantClassifier",
+    "FitGuard",
+    "FitOutcome",
+    "LearnerFactory",
+    "factory_of",
+    "SquaredDistanceCache",
+    "fit_and_predict",
+    "learner_names",
+    "learner_parameters",
+    "make_estimator",
+    "rbf_svc_predict",
+    "register_learner",
+    "squared_distances",
+]

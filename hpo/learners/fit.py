@@ -1,0 +1,130 @@
+"""One fit under the guard and its predictions on every evaluation set: :func:`fit_and_predict`.
+
+Every outcome is stored as predictions, from which the zero-one errors are computed
+(``float(np.mean(pred != y))``), so any loss (Chapter 4's ensemble losses included) can be
+recomputed later. A fit that fails predicts :data:`FAILED_LABEL` everywhere, which no dataset
+uses (labels are 0..C-1), so its zero-one error is exactly 1.0 on every non-empty set: a fit that
+reaches the guard's limit under ``on_limit="error_one"``, or a learner that raises while fitting
+or predicting (its exception is recorded in one line as ``FitOutcome.failure``).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from hpo.learners.guard import FitGuard
+from hpo.learners.registry import Value, factory_of, learner_parameters, make_estimator
+from hpo.learners.svm_rbf import rbf_predictor
+
+FAILED_LABEL = -1
+
+
+class ConstantClassifier:
+    """Predicts the single class seen in training (libsvm, liblinear and the discriminant
+    analyses refuse one-class training sets; every learner gets this model for one)."""
+
+    def __init__(self, label: int) -> None:
+        self.label = label
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        return np.full(len(X), self.label)
+
+
+@dataclass(frozen=True)
+class FitOutcome:
+    """One fitted model's predictions and zero-one errors on each evaluation set, with its cost.
+
+    ``failure`` is ``"ExceptionType: message"`` when the learner raised (predictions are then
+    :data:`FAILED_LABEL`); ``hit_limit`` says the fit reached the guard's iteration limit.
+    """
+
+    predictions: tuple[np.ndarray, ...]
+    errors: tuple[float, ...]
+    fit_seconds: float
+    hit_limit: bool
+    failure: str | None = None
+
+
+def zero_one_error(predictions: np.ndarray, y: np.ndarray) -> float:
+    """The fraction of wrong predictions; NaN for an empty set."""
+    return float(np.mean(predictions != y)) if len(y) else float("nan")
+
+
+def describe_failure(error: BaseException) -> str:
+    """``"ExceptionType: message"`` on one line."""
+    message = " ".join(str(error).split())
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+def fit_and_predict(
+    learner: str,
+    config: Mapping[str, Value],
+    guard: FitGuard,
+    X_train: np.ndarray,
+    y_train: np.ndarray,
+    eval_sets: Sequence[tuple[np.ndarray, np.ndarray]],
+    seed: int = 0,
+    train_gram: np.ndarray | None = None,
+) -> FitOutcome:
+    """Fit ``learner`` at ``config`` on the training data; predict every evaluation set.
+
+    ``train_gram``, the RBF kernel among the training rows at the configuration's gamma (the
+    ``svm_rbf`` learner only), makes libsvm use it as a precomputed kernel.
+    """
+    factory_of(learner)  # an unknown learner is a configuration error, raised, not a failure
+    if train_gram is not None and learner != "svm_rbf":
+        raise ValueError(f"a precomputed Gram needs learner svm_rbf, not {learner!r}")
+    start = time.perf_counter()
+    hit_limit, failure = False, None
+    try:
+        model, hit_limit = _fit(learner, config, guard, X_train, y_train, seed, train_gram)
+    except Exception as error:  # a learner's failure is a result, recorded, not a crash
+        model, failure = None, describe_failure(error)
+    fit_seconds = time.perf_counter() - start
+    predictions = None
+    if model is not None and not (hit_limit and guard.on_limit == "error_one"):
+        try:
+            predict = rbf_predictor(model, X_train, learner_parameters(learner, config))
+            predict = predict or model.predict
+            predictions = tuple(_predict_set(predict, X) for X, _ in eval_sets)
+        except Exception as error:
+            failure = describe_failure(error)
+    if predictions is None:
+        predictions = tuple(np.full(len(y), FAILED_LABEL) for _, y in eval_sets)
+    errors = tuple(zero_one_error(p, y) for p, (_, y) in zip(predictions, eval_sets, strict=True))
+    return FitOutcome(predictions, errors, fit_seconds, hit_limit, failure)
+
+
+def _fit(
+    learner: str,
+    config: Mapping[str, Value],
+    guard: FitGuard,
+    X_train: np.ndarray,
+    y_train: np.ndarray,
+    seed: int,
+    train_gram: np.ndarray | None,
+) -> tuple[object, bool]:
+    """The fitted model and whether the fit reached the guard's iteration limit."""
+    if np.unique(y_train).size < 2:
+        return ConstantClassifier(int(y_train[0])), False
+    model = make_estimator(learner, config, guard, seed, n_train=len(y_train))
+    fit_input = X_train
+    if train_gram is not None:
+        model.set_params(kernel="precomputed")
+        fit_input = train_gram
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        model.fit(fit_input, y_train)
+    return model, any(issubclass(w.category, ConvergenceWarning) for w in caught)
+
+
+def _predict_set(predict: Callable[[np.ndarray], np.ndarray], X: np.ndarray) -> np.ndarray:
+    if len(X) == 0:
+        return np.empty(0, dtype=np.int64)
+    return np.asarray(predict(X))

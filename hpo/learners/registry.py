@@ -1,0 +1,81 @@
+"""The learner registry: configuration names -> estimator factories.
+
+A factory builds an unfitted scikit-learn estimator from a configuration:
+``factory(config, guard, seed, n_train)``. ``config`` holds only the learner's own parameters:
+in a space that chooses among learners (thesis Table 5.1), a parameter named
+``<learner>__<parameter>`` belongs to that learner (scikit-learn's ``step__parameter``
+convention), and :func:`make_estimator` hands each factory its own parameters with the prefix
+removed, plus the unprefixed ones (which factories pick by name, ignoring the rest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from hpo.learners.guard import FitGuard
+
+Value = float | int | str
+PREFIX_SEPARATOR = "__"
+
+
+class LearnerFactory(Protocol):
+    def __call__(
+        self, config: Mapping[str, Value], guard: FitGuard, seed: int, n_train: int
+    ) -> Any: ...
+
+
+_FACTORIES: dict[str, LearnerFactory] = {}
+
+
+def register_learner(name: str) -> Callable[[LearnerFactory], LearnerFactory]:
+    """Decorator registering ``factory`` under ``name``, the value configurations use."""
+
+    def register(factory: LearnerFactory) -> LearnerFactory:
+        if name in _FACTORIES and _FACTORIES[name] is not factory:
+            raise ValueError(f"learner {name!r} is already registered")
+        _FACTORIES[name] = factory
+        return factory
+
+    return register
+
+
+def learner_names() -> tuple[str, ...]:
+    """The registered learners, sorted."""
+    return tuple(sorted(_FACTORIES))
+
+
+def learner_parameters(learner: str, config: Mapping[str, Value]) -> dict[str, Value]:
+    """The parameters of ``config`` that belong to ``learner``, with their prefix removed."""
+    own: dict[str, Value] = {}
+    for key, value in config.items():
+        owner, separator, name = key.partition(PREFIX_SEPARATOR)
+        if not separator:
+            own[key] = value
+        elif owner == learner:
+            own[name] = value
+    return own
+
+
+def factory_of(learner: str) -> LearnerFactory:
+    """The factory registered as ``learner``; ``ValueError`` naming the choices otherwise."""
+    factory = _FACTORIES.get(learner)
+    if factory is None:
+        raise ValueError(
+            f"unknown learner {learner!r}; valid choices: {', '.join(learner_names())}"
+        )
+    return factory
+
+
+def make_estimator(
+    learner: str, config: Mapping[str, Value], guard: FitGuard, seed: int = 0, n_train: int = 0
+) -> Any:
+    """The unfitted estimator for ``learner`` at ``config``, to be fitted on ``n_train`` rows
+    (which sets libsvm's and liblinear's iteration limits) with ``random_state=seed``."""
+    return factory_of(learner)(learner_parameters(learner, config), guard, seed, n_train)
+
+
+def given(config: Mapping[str, Value], names: tuple[str, ...]) -> dict[str, Value]:
+    """The entries of ``config`` among ``names`` (estimator arguments; the others keep the
+    estimator's defaults)."""
+    return {name: config[name] for name in names if name in config}
