@@ -13,6 +13,7 @@ from hpo.ensembles import TIE_RULES
 from hpo.learners import FitGuard
 from hpo.optimizers import check_settings
 from hpo.protocol import ProtocolSettings
+from hpo.space import SpaceError, space_from_config
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 CONFIG_GROUPS = ("optimizer", "protocol", "space", "experiment")
@@ -101,6 +102,15 @@ def _stratify(value: Any) -> bool | tuple[str, ...]:
     raise UsageError(f"protocol.stratify must be true, false or a list of splits, got {value!r}")
 
 
+def _space(declaration: Mapping[str, Any]) -> dict[str, Any]:
+    """The composed space declaration, checked (a malformed file is one line, exit 2)."""
+    try:
+        space_from_config(declaration)
+    except SpaceError as err:
+        raise UsageError(str(err)) from err
+    return dict(declaration)
+
+
 def boolean(name: str, value: Any) -> bool:
     """A true boolean (``curves=maybe`` is refused, not read as true)."""
     if isinstance(value, bool):
@@ -135,8 +145,7 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
         rules=dict(optimizer["rules"]),
         protocol=settings,
         protocol_name=str(protocol["name"]),
-        space=str(space["name"]),
-        learner=str(space["learner"]),
+        space=_space(space),
         budget=_integer("budget", cfg["budget"], 1),
         seed=_integer("seed", cfg["seed"], 0),
         repetition=_integer("repetition", cfg["repetition"], 0),

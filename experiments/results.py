@@ -120,7 +120,7 @@ def assemble(
         "optimizer": spec.optimizer,
         "dataset": spec.dataset,
         "protocol": spec.protocol_name,
-        "space": spec.space,
+        "space": spec.space_name,
         "reshuffle": spec.protocol.reshuffle,
         "selection_split": spec.protocol.selection_split,
         "budget": spec.budget,

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from experiments.spaces import space_config
 from hpo import seeding
 from hpo.datasets import Dataset, load_dataset
 from hpo.ensembles import TIE_RULES
@@ -28,7 +29,7 @@ from hpo.learners import FitGuard
 from hpo.optimizers import Optimizer, PredictionsConsumer, make_optimizer
 from hpo.protocol import ProtocolSettings
 from hpo.selection import RULE_NAMES, Choice, SelectionRule, Trace, make_rule, population_ends
-from hpo.space import Categorical, Integer, Space, get_space
+from hpo.space import Categorical, Integer, Space, space_from_config
 
 PREDICTION_KINDS = {"valid": 0, "selection": 1, "test": 2}
 
@@ -39,8 +40,10 @@ class RunSpec:
 
     ``rules`` maps each thesis method name this run reports (e.g. ``gp-r`` and ``gp-pm-r``) to its
     selection rule (``best_validation``, ``best_selection``, ``partial_validation``,
-    ``backwarding``, ``global_validation`` or ``posterior_mean``). ``experiment`` names the sweep
-    the run belongs to (results metadata only: not part of the run's identity).
+    ``backwarding``, ``global_validation`` or ``posterior_mean``). ``space`` is the search space's
+    declaration (``conf/space/<name>.yaml``, which also names the learner or the parameter that
+    chooses it). ``experiment`` names the sweep the run belongs to (results metadata only: not
+    part of the run's identity).
     """
 
     dataset: str
@@ -48,8 +51,7 @@ class RunSpec:
     rules: Mapping[str, str]
     protocol: ProtocolSettings = field(default_factory=ProtocolSettings)
     protocol_name: str = "holdout"
-    space: str = "svm_rbf"
-    learner: str = "svm_rbf"
+    space: Mapping[str, Any] = field(default_factory=lambda: space_config("svm_rbf"))
     budget: int = 100
     seed: int = 0
     repetition: int = 0
@@ -71,8 +73,13 @@ class RunSpec:
         unknown = sorted({r for r in self.rules.values() if r not in RULE_NAMES})
         if unknown:
             raise ValueError(f"unknown selection rules {unknown}; valid: {', '.join(RULE_NAMES)}")
+        space_from_config(self.space)  # a malformed space is refused here, before any work
         if self.vote_ties not in TIE_RULES:
             raise ValueError(f"unknown vote_ties {self.vote_ties!r}; valid: {', '.join(TIE_RULES)}")
+
+    @property
+    def space_name(self) -> str:
+        return str(self.space["name"])
 
     @property
     def run_method(self) -> str:
@@ -119,7 +126,7 @@ def execute_run(
 def run(spec: RunSpec, data: Dataset | None = None, data_dir: str | None = None) -> RunResult:
     """Run ``spec``: the optimization loop, then every rule's choices, tested."""
     data = data if data is not None else load_dataset(spec.dataset, data_dir)
-    space = get_space(spec.space)
+    space = space_from_config(spec.space)
     optimizer = make_optimizer(
         spec.optimizer,
         space,
@@ -136,7 +143,7 @@ def run(spec: RunSpec, data: Dataset | None = None, data_dir: str | None = None)
     evaluator = Evaluator(
         data,
         spec.protocol,
-        lambda config: spec.learner,
+        space.learner_of,
         spec.fit_guard,
         spec.seed,
         spec.repetition,

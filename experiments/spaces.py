@@ -8,6 +8,7 @@ configuration (benchmarks, objectives, tests).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -21,12 +22,17 @@ def space_choices() -> list[str]:
     return sorted(path.stem for path in SPACE_DIR.glob("*.yaml"))
 
 
-def load_space(name: str) -> Space:
-    """The space declared in ``conf/space/<name>.yaml``."""
+def space_config(name: str) -> dict[str, Any]:
+    """The mapping declared in ``conf/space/<name>.yaml`` (what Hydra composes as ``space``)."""
     choices = space_choices()
     if name not in choices:
         raise SpaceError(f"unknown space {name!r}; valid choices: {', '.join(choices)}")
-    space = space_from_config(yaml.safe_load((SPACE_DIR / f"{name}.yaml").read_text()))
+    return yaml.safe_load((SPACE_DIR / f"{name}.yaml").read_text())
+
+
+def load_space(name: str) -> Space:
+    """The space declared in ``conf/space/<name>.yaml``."""
+    space = space_from_config(space_config(name))
     if space.name != name:
         raise SpaceError(f"space file {name}.yaml declares name {space.name!r}; expected {name!r}")
     return space

@@ -291,17 +291,20 @@ def _worker_alive(marker: Path) -> bool:
 
 
 def _record_dead_workers(runs: Sequence[PlannedRun]) -> int:
-    """Turn the markers of runs whose worker died into failure records; returns how many."""
+    """Turn the markers of runs whose worker died into failure records (markers of runs that
+    finished before their worker died are just removed); returns how many runs failed."""
     dead = 0
     for run in runs:
         marker = run.marker_path
-        if marker.exists() and not run.path.exists() and not _worker_alive(marker):
+        if not marker.exists() or _worker_alive(marker):
+            continue
+        if not run.path.exists():  # died during the run (a death after it finished: no failure)
             _write_json_atomic(
                 run.failure_path,
                 {"run": str(run.path), "error": "worker died during the run (out of memory?)"},
             )
-            run.marker_path.unlink(missing_ok=True)
             dead += 1
+        marker.unlink(missing_ok=True)
     return dead
 
 

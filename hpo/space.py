@@ -283,20 +283,6 @@ class Space:
         return tuple((p.name, config[p.name]) for p in self.parameters if p.name in config)
 
 
-def get_space(name: str) -> Space:
-    """DEPRECATED: use ``experiments.spaces.load_space``. Kept only for ``experiments/runner.py``
-    until its rewrite; it reads ``conf/space/<name>.yaml``, which ``hpo`` should not do."""
-    from pathlib import Path
-
-    import yaml
-
-    directory = Path(__file__).resolve().parents[1] / "conf" / "space"
-    choices = sorted(path.stem for path in directory.glob("*.yaml"))
-    if name not in choices:
-        raise KeyError(f"unknown space {name!r}; valid choices: {', '.join(choices)}")
-    return space_from_config(yaml.safe_load((directory / f"{name}.yaml").read_text()))
-
-
 # --- Spaces declared as mappings (conf/space/*.yaml, as PyYAML or OmegaConf reads them) -------
 
 SPACE_KEYS = ("name", "learner", "impute", "parameters")
