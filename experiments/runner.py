@@ -232,6 +232,7 @@ def _outcomes(
                     "incumbent_selection_loss": (
                         np.nan if index is None else trace.selection_loss[index]
                     ),
+                    "learner": None if single is None else space.learner_of(single.config),
                     "n_members": len(choice.members),
                     "members": _members_text(choice),
                     "test_error": test_error,
@@ -247,6 +248,7 @@ def _outcomes(
         "incumbent_iteration": "Int64",
         "incumbent_valid_loss": "float64",
         "incumbent_selection_loss": "float64",
+        "learner": "string",
         "n_members": "int64",
         "members": "string",
         "test_error": "float64",
@@ -296,6 +298,7 @@ def _trace_frame(evaluations: list[_Evaluation], space: Space) -> pd.DataFrame:
             "selection_loss": pd.Series([s.selection_loss for s in scored], dtype="float64"),
             "n_fits": pd.Series([s.n_fits for s in scored], dtype="int64"),
             "fit_limit_hits": pd.Series([s.fit_limit_hits for s in scored], dtype="int64"),
+            "learner": pd.Series([space.learner_of(e.config) for e in evaluations], dtype="string"),
             "failure": pd.Series([s.failure for s in scored], dtype="string"),
             "fit_seconds": pd.Series([s.fit_seconds for s in scored], dtype="float64"),
             "optimizer_seconds": pd.Series(

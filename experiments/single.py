@@ -76,6 +76,7 @@ def summarize(path: Path) -> pd.DataFrame:
         {
             "method": final["method"].to_numpy(),
             "dataset": final["dataset"].to_numpy(),
+            "learner": final["learner"].fillna("ensemble").to_numpy(),
             "protocol": final["protocol"].to_numpy(),
             "evaluations": len(trace),
             "valid_error_%": (100 * final["incumbent_valid_loss"]).round(2).to_numpy(),

@@ -12,6 +12,7 @@ import pytest
 from experiments.results import read_predictions
 from experiments.runner import PREDICTION_KINDS, RunSpec, run
 from experiments.single import run_and_save
+from experiments.spaces import space_config
 from hpo.datasets import load_dataset
 from hpo.ensembles import majority_vote
 from hpo.evaluation import ChoiceScorer, Evaluator
@@ -25,17 +26,28 @@ REPO = Path(__file__).resolve().parents[1]
 def _losses_from_predictions(predictions: pd.DataFrame, y: np.ndarray, split: str) -> pd.Series:
     """Per model: the mean over folds of the zero-one loss of the stored predictions."""
     rows = predictions[predictions["split"] == PREDICTION_KINDS[split]]
-    wrong = rows["prediction"].to_numpy() != y[rows["row"].to_numpy()]
-    per_fold = rows.assign(wrong=wrong).groupby(["model", "fold"])["wrong"].mean()
-    return per_fold.groupby("model").mean()
+    losses = {}
+    for model, of_model in rows.groupby("model"):
+        per_fold = [
+            float(np.mean(fold["prediction"].to_numpy() != y[fold["row"].to_numpy()]))
+            for _, fold in of_model.groupby("fold")
+        ]
+        losses[model] = float(np.mean(per_fold))
+    return pd.Series(losses)
 
 
 @pytest.mark.parametrize(
-    ("validation", "selection_split", "reshuffle"),
-    [("holdout", False, True), ("cv", True, False), ("cv", True, True)],
+    ("validation", "selection_split", "reshuffle", "space"),
+    [
+        ("holdout", False, True, "svm_rbf"),
+        ("cv", True, False, "svm_rbf"),
+        ("cv", True, True, "svm_rbf"),
+        ("cv", True, False, "sklearn_cash"),
+        ("holdout", False, False, "svm_kernels"),
+    ],
 )
 def test_sidecar_predictions_reproduce_every_trace_loss_exactly(
-    tmp_path: Path, validation: str, selection_split: bool, reshuffle: bool
+    tmp_path: Path, validation: str, selection_split: bool, reshuffle: bool, space: str
 ) -> None:
     spec = RunSpec(
         dataset="sklearn-wine",
@@ -44,7 +56,8 @@ def test_sidecar_predictions_reproduce_every_trace_loss_exactly(
         protocol=ProtocolSettings(
             validation=validation, selection_split=selection_split, reshuffle=reshuffle
         ),
-        budget=6,
+        space=space_config(space),
+        budget=12 if space == "sklearn_cash" else 6,
         predictions=True,
     )
     path = run_and_save(spec, tmp_path / "run.parquet")
