@@ -2,8 +2,8 @@
 
 Six Chapter-3 methods (grid, rs, gp, gp-r, cma, cma-r) on iris, wine, breast cancer and digits,
 hold-out validation, 2 repetitions of 60 evaluations (10 CMA-ES generations); then consolidation
-and a summary table of
-mean test error per dataset and method with average ranks (lower is better).
+and a summary table of mean test error per dataset and method with average ranks (lower is
+better).
 """
 
 from __future__ import annotations
