@@ -298,6 +298,7 @@ def _trace_frame(evaluations: list[_Evaluation], space: Space) -> pd.DataFrame:
             "selection_loss": pd.Series([s.selection_loss for s in scored], dtype="float64"),
             "n_fits": pd.Series([s.n_fits for s in scored], dtype="int64"),
             "fit_limit_hits": pd.Series([s.fit_limit_hits for s in scored], dtype="int64"),
+            "constant_fits": pd.Series([s.constant_fits for s in scored], dtype="int64"),
             "learner": pd.Series([space.learner_of(e.config) for e in evaluations], dtype="string"),
             "failure": pd.Series([s.failure for s in scored], dtype="string"),
             "fit_seconds": pd.Series([s.fit_seconds for s in scored], dtype="float64"),

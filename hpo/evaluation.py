@@ -69,6 +69,7 @@ class Validation:
     fit_seconds: float
     failure: str | None = None
     predictions: tuple[FoldPredictions, ...] | None = None
+    constant_fits: int = 0  # folds whose training rows had one class (a constant classifier)
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,7 @@ class Evaluator:
         if key in self._valid_cache:
             return dataclasses.replace(self._valid_cache[key], n_fits=0, fit_seconds=0.0)
         selection = self.splits.selection
-        valid, sel, kept, hits, seconds, failure = [], [], [], 0, 0.0, None
+        valid, sel, kept, hits, seconds, failure, constant = [], [], [], 0, 0.0, None, 0
         folds = self.splits.folds(batch)
         for index, fold in enumerate(folds):
             train_key = ("fold", self.splits.split_key(batch), index)
@@ -174,6 +175,7 @@ class Evaluator:
             valid.append(outcome.errors[0])
             sel.append(outcome.errors[1])
             hits += outcome.hit_limit
+            constant += outcome.constant
             seconds += outcome.fit_seconds
             failure = failure or outcome.failure
             if self.keep_predictions:
@@ -186,6 +188,7 @@ class Evaluator:
             fit_seconds=seconds,
             failure=failure,
             predictions=tuple(kept) if self.keep_predictions else None,
+            constant_fits=constant,
         )
         self._valid_cache[key] = result
         return result

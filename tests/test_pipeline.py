@@ -162,3 +162,19 @@ def test_a_class_of_two_examples_runs_with_and_without_stratification(
     result = run(spec, data=data)
     assert result.trace["valid_loss"].between(0, 1).all()
     assert result.outcomes["test_error"].notna().all()
+    assert (result.trace["constant_fits"] == 0).all()  # 30 rows of class 0: never one class
+
+
+def test_a_one_class_training_fold_is_predicted_by_a_constant_classifier_and_recorded() -> None:
+    from hpo.datasets import Dataset
+
+    rng = np.random.default_rng(1)
+    labels = np.array([0] * 9 + [1])  # a 5-fold split leaves most training folds one class
+    data = Dataset("one-class", rng.normal(size=(10, 2)), labels)
+    protocol = ProtocolSettings(validation="cv", test_frac=0.1)
+    spec = RunSpec(
+        dataset="one-class", optimizer="rs", rules={"rs": "best_validation"}, protocol=protocol,
+        budget=2,
+    )  # fmt: skip
+    trace = run(spec, data=data).trace
+    assert (trace["constant_fits"] > 0).all() and trace["failure"].isna().all()

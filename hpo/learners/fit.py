@@ -41,7 +41,8 @@ class FitOutcome:
     """One fitted model's predictions and zero-one errors on each evaluation set, with its cost.
 
     ``failure`` is ``"ExceptionType: message"`` when the learner raised (predictions are then
-    :data:`FAILED_LABEL`); ``hit_limit`` says the fit reached the guard's iteration limit.
+    :data:`FAILED_LABEL`); ``hit_limit`` says the fit reached the guard's iteration limit;
+    ``constant`` that the training set had one class, so a :class:`ConstantClassifier` predicts it.
     """
 
     predictions: tuple[np.ndarray, ...]
@@ -49,6 +50,7 @@ class FitOutcome:
     fit_seconds: float
     hit_limit: bool
     failure: str | None = None
+    constant: bool = False
 
 
 def zero_one_error(predictions: np.ndarray, y: np.ndarray) -> float:
@@ -98,7 +100,8 @@ def fit_and_predict(
     if predictions is None:
         predictions = tuple(np.full(len(y), FAILED_LABEL) for _, y in eval_sets)
     errors = tuple(zero_one_error(p, y) for p, (_, y) in zip(predictions, eval_sets, strict=True))
-    return FitOutcome(predictions, errors, fit_seconds, hit_limit, failure)
+    constant = isinstance(model, ConstantClassifier)
+    return FitOutcome(predictions, errors, fit_seconds, hit_limit, failure, constant)
 
 
 def _fit(
