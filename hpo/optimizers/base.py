@@ -37,7 +37,7 @@ class Proposal:
     ``u``: shape ``(d,)``, inside the unit cube; or ``config``, a configuration, for optimizers
     that propose configurations (the runner then encodes it for the trace). ``batch``: the group
     of evaluations that share one training/validation split when the protocol reshuffles (the
-    iteration for sequential optimizers, the generation for CMA-ES; thesis §3.3.2).
+    iteration for sequential optimizers, the generation for CMA-ES; thesis §3.2.1).
     """
 
     u: np.ndarray | None
