@@ -10,7 +10,7 @@ from typing import Any
 from experiments.runner import RunSpec
 from hpo.datasets import DatasetError, resolve_name, unknown_choice_message
 from hpo.ensembles import TIE_RULES
-from hpo.learners import FitGuard
+from hpo.learners import FitGuard, learner_names
 from hpo.optimizers import check_settings
 from hpo.protocol import ProtocolSettings
 from hpo.space import SpaceError, space_from_config
@@ -105,9 +105,15 @@ def _stratify(value: Any) -> bool | tuple[str, ...]:
 def _space(declaration: Mapping[str, Any]) -> dict[str, Any]:
     """The composed space declaration, checked (a malformed file is one line, exit 2)."""
     try:
-        space_from_config(declaration)
+        space = space_from_config(declaration)
     except SpaceError as err:
         raise UsageError(str(err)) from err
+    for learner in space.learners:
+        if learner not in learner_names():
+            raise UsageError(
+                f"space {space.name!r} names "
+                + unknown_choice_message("learner", learner, learner_names())
+            )
     return dict(declaration)
 
 

@@ -195,6 +195,13 @@ class Space:
         parent = self.parameters[self._index[cond.parent]]
         return self.is_active(parent, config) and config.get(cond.parent) in cond.values
 
+    @property
+    def learners(self) -> tuple[str, ...]:
+        """Every learner a configuration of this space can name."""
+        if self.learner_parameter is None:
+            return (self.learner,)
+        return tuple(self.parameters[self._index[self.learner_parameter]].choices)
+
     def learner_of(self, config: Mapping[str, Value]) -> str:
         """The learner ``config`` trains: the fixed learner or the chosen one."""
         if self.learner_parameter is None:

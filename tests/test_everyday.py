@@ -217,3 +217,22 @@ def test_long_choice_lists_show_close_matches_and_the_listing_command() -> None:
     assert "did you mean 'iris'" in result.stderr and "python -m hpo.datasets list" in result.stderr
     result = _run_py("optimizer=gpx")
     assert all(name in result.stderr for name in ("rs", "grid", "cma_gv_r"))  # all 16 listed
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["space.learner=svm_rbff"], "names unknown learner 'svm_rbff' (did you mean 'svm_rbf'?)"),
+        (["space.parameters.C.type=reall"], "parameter 'C': unknown type 'reall'; valid"),
+        (
+            ["space=sklearn_cash", "space.parameters.qda__reg_param.condition.classifier=[qdaa]"],
+            "condition value 'qdaa' is not a choice of 'classifier'",
+        ),
+    ],
+)
+def test_bad_spaces_and_learners_are_one_line_and_exit_2(
+    tmp_path: Path, overrides: list[str], message: str
+) -> None:
+    result = _run_py(*overrides, f"results_dir={tmp_path}")
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1 and not list(tmp_path.rglob("*.parquet"))
