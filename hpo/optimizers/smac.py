@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from hpo.optimizers.base import Optimizer, Proposal
-from hpo.space import Categorical, Integer, Parameter, Real, Space, Value
+from hpo.space import Integer, Parameter, Real, Space, Value
 
 if TYPE_CHECKING:
     from ConfigSpace import ConfigurationSpace
