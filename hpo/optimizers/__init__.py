@@ -28,11 +28,18 @@ def _cma_class() -> type[Optimizer]:
     return CMAESOptimizer
 
 
+def _smac_class() -> type[Optimizer]:
+    from hpo.optimizers.smac import SMACOptimizer  # needs the optional smac package (chapter5)
+
+    return SMACOptimizer
+
+
 CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "grid": lambda: GridSearch,
     "rs": lambda: RandomSearch,
     "gp": _gp_class,
     "cma": _cma_class,
+    "smac": _smac_class,
 }
 FAMILIES = tuple(CLASSES)
 _FIXED_ARGUMENTS = ("self", "space", "budget", "rng")

@@ -7,6 +7,13 @@ This module owns the generation loop of the ``cma`` family: a (μ/μ_w, λ) comm
 Generations of λ are handed out until the budget is spent, the last one truncated (16 × 6 + 4 =
 100); the strategy is updated only after full generations; no restarts and no termination criteria.
 
+Chapter 5's CMA (thesis §5.5, spec ch4-6 §2.7.2 and §6.15) is the same strategy with
+``popsize="auto"``: λ = 4 + ⌊3 ln d⌋, Hansen's rule of thumb that the thesis prints as
+"4 + 3 log d" [decide: natural log, as Hansen (2005) means, so λ = 11 for d = 14 (log10 would give
+7)], and μ = ⌊λ/2⌋ (the default for any λ; pycma's weights ``log(μ + ½) − log(i)`` are then
+DEAP's). Integers and the classifier choice are decoded by the space's equal-width bins and bounds
+are handled by clipping, as in Chapter 3; no imputation (the strategy sees every dimension).
+
 pycma is kept hermetic: its normal deviates come from a private generator seeded from ``rng``
 (option ``randn``), so it never reads or reseeds numpy's global random state, and it writes
 nothing to disk or the console. Its learning rates are pycma's own defaults (close to DEAP's, not
@@ -17,6 +24,7 @@ after a random Mahalanobis rescaling rather than selecting survivors from parent
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import cma
@@ -35,6 +43,9 @@ class CMAESOptimizer(Optimizer):
     individual of the current one has a loss. The centroid is drawn from ``U[0, 1]^d`` and the
     seed of pycma's normal stream from ``rng``, so the same ``rng`` gives the same proposals bit
     for bit.
+
+    ``popsize``: λ, an integer or ``"auto"`` (:func:`auto_popsize`); ``mu``: μ, by default
+    ``popsize // 2`` (3 for Chapter 3's λ = 6).
     """
 
     reports_at_batch_ends = True  # incumbents at generation ends only (spec §2.7, §7.19)
@@ -44,16 +55,21 @@ class CMAESOptimizer(Optimizer):
         space: Space,
         budget: int,
         rng: np.random.Generator,
-        popsize: int = 6,
-        mu: int = 3,
+        popsize: int | str = 6,
+        mu: int | None = None,
         sigma0: float = 0.3,
     ) -> None:
         super().__init__(space, budget, rng)
+        if isinstance(popsize, str):
+            if popsize != "auto":
+                raise ValueError(f"popsize must be an integer or 'auto', got {popsize!r}")
+            popsize = auto_popsize(space.dim)
+        mu = popsize // 2 if mu is None else mu
         if not 1 <= mu <= popsize // 2:  # a larger mu makes pycma double the population
             raise ValueError(f"need 1 <= mu <= popsize // 2, got mu={mu}, popsize={popsize}")
         if sigma0 <= 0:
             raise ValueError(f"sigma0 must be > 0, got {sigma0}")
-        self.popsize = popsize
+        self.popsize, self.mu = popsize, mu
         self.centroid = rng.uniform(size=space.dim)
         # The run's pycma seed (never 0, pycma's "seed from the clock"), feeding a private stream.
         self.seed = int(rng.integers(1, 2**31 - 1))
@@ -123,3 +139,10 @@ class CMAESOptimizer(Optimizer):
             f"proposal (batch {proposal.batch}) is not an untold individual of the current "
             f"generation {self.generation}"
         )
+
+
+def auto_popsize(dim: int) -> int:
+    """Hansen's default population size λ = 4 + ⌊3 ln d⌋ (11 for d = 14; thesis §5.5)."""
+    if dim < 1:
+        raise ValueError(f"dim must be >= 1, got {dim}")
+    return 4 + math.floor(3 * math.log(dim))

@@ -1,0 +1,182 @@
+"""SMAC (thesis §5.5) through the SMAC3 package, driven ask/tell on configurations.
+
+This module owns the ``smac`` family: the conversion of a :class:`~hpo.space.Space` to a
+ConfigSpace (:func:`to_configspace`: log scales, integers, categoricals, ``EqualsCondition`` /
+``InCondition`` on the categorical parents) and :class:`SMACOptimizer`, which asks SMAC for
+configurations and tells it the run's validation loss.
+
+Settings follow the thesis (§5.5: "SMAC3 ... No meta-features ... Each configuration is allowed
+only one instance ... Inactive hyperparameters are imputed to a default value (which is the middle
+value of each space)"): SMAC3's hyperparameter-optimization facade with its defaults (random
+forest of 10 trees on log-scaled costs, expected improvement, local and sorted random search,
+Sobol initial design, 20 % interleaved random configurations), no instances, no instance
+features, ``deterministic=True`` (one evaluation per configuration). SMAC 2.x's random forest
+imputes inactive dimensions with out-of-range values (-1, an extra category); ``impute="default"``
+(the default) sets them to the vector value of each parameter's default, which
+:func:`to_configspace` puts at the middle of its range (``Space.impute_value``), as the thesis
+says. SMAC 2.4's forest is scikit-learn's; pyrfr is not needed.
+
+SMAC is kept hermetic: its seed is drawn from the ``rng`` the optimizer is given, its output
+folder is a temporary directory removed once the facade is built (nothing is saved afterwards),
+and it neither reconfigures logging nor prints below WARNING. The package is an optional
+dependency (extra ``chapter5``), imported only when a ``smac`` optimizer is built.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import tempfile
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hpo.optimizers.base import Optimizer, Proposal
+from hpo.space import Integer, Parameter, Real, Space, Value
+
+if TYPE_CHECKING:
+    from ConfigSpace import ConfigurationSpace
+    from ConfigSpace.hyperparameters import Hyperparameter
+    from smac.runhistory import TrialInfo
+
+IMPUTE_CHOICES = ("default", "smac")
+
+
+def to_configspace(space: Space, seed: int | None = None) -> ConfigurationSpace:
+    """The ConfigSpace of ``space``: same names, bounds, scales and conditions.
+
+    Each parameter's default is its value at ``space.impute_value`` (the middle of its range by
+    default). A condition on one value becomes an ``EqualsCondition``, on several an
+    ``InCondition``; ConfigSpace, like :meth:`Space.is_active`, also requires the parent active.
+    """
+    from ConfigSpace import ConfigurationSpace, EqualsCondition, InCondition
+
+    configspace = ConfigurationSpace(name=space.name, seed=seed)
+    hyperparameters = {p.name: _hyperparameter(p, space.impute_value) for p in space.parameters}
+    configspace.add(list(hyperparameters.values()))
+    conditions = []
+    for p in space.parameters:
+        if p.condition is None:
+            continue
+        child, parent = hyperparameters[p.name], hyperparameters[p.condition.parent]
+        values = list(p.condition.values)
+        if len(values) == 1:
+            conditions.append(EqualsCondition(child, parent, values[0]))
+        else:
+            conditions.append(InCondition(child, parent, values))
+    configspace.add(conditions)
+    return configspace
+
+
+def _hyperparameter(p: Parameter, impute_value: float) -> Hyperparameter:
+    from ConfigSpace import (
+        CategoricalHyperparameter,
+        UniformFloatHyperparameter,
+        UniformIntegerHyperparameter,
+    )
+
+    default = p.from_unit(impute_value)
+    if isinstance(p, Real):  # 10 ** log10(high) may overshoot high by an ulp
+        default = min(max(float(default), p.low), p.high)
+        return UniformFloatHyperparameter(p.name, p.low, p.high, default, log=p.log)
+    if isinstance(p, Integer):
+        return UniformIntegerHyperparameter(p.name, p.low, p.high, int(default))
+    return CategoricalHyperparameter(p.name, list(p.choices), default_value=str(default))
+
+
+def _plain(p: Parameter, value: Any) -> Value:
+    """``value`` (numpy scalars from ConfigSpace) as the Python type of ``p``'s values."""
+    if isinstance(p, Real):
+        return float(value)
+    if isinstance(p, Integer):
+        return int(value)
+    return str(value)
+
+
+class SMACOptimizer(Optimizer):
+    """SMAC3's hyperparameter-optimization facade behind the ask/tell interface.
+
+    ``ask`` returns ``Proposal(u=None, batch=iteration, config=...)`` with only the active
+    parameters present; ``tell`` gives SMAC the validation loss as the trial's cost. Proposals
+    may be told in any order. The same ``rng`` gives the same proposals.
+
+    ``impute``: ``"default"`` (thesis §5.5) puts inactive dimensions at each parameter's default
+    (the middle of its range) in the random forest's inputs; ``"smac"`` keeps SMAC 2.x's own
+    out-of-range imputation.
+    """
+
+    def __init__(
+        self, space: Space, budget: int, rng: np.random.Generator, impute: str = "default"
+    ) -> None:
+        super().__init__(space, budget, rng)
+        if impute not in IMPUTE_CHOICES:
+            raise ValueError(f"unknown impute {impute!r}; valid: {', '.join(IMPUTE_CHOICES)}")
+        from smac import HyperparameterOptimizationFacade, Scenario
+
+        logging.getLogger("smac").setLevel(logging.WARNING)
+        self.seed = int(rng.integers(0, 2**31 - 1))
+        self.configspace = to_configspace(space, self.seed)
+        with tempfile.TemporaryDirectory(prefix="hpo-smac-") as directory:
+            self.output_directory = Path(directory)
+            scenario = Scenario(
+                self.configspace,
+                output_directory=self.output_directory,
+                deterministic=True,
+                n_trials=budget,
+                seed=self.seed,
+            )
+            self.facade = HyperparameterOptimizationFacade(
+                scenario, target_function=None, logging_level=False, overwrite=True
+            )
+        if impute == "default":
+            _impute_defaults(self.facade, self.configspace)
+        self._pending: dict[int, TrialInfo] = {}
+        self._asked = 0
+
+    def ask(self) -> Proposal:
+        if self._asked >= self.budget:
+            raise StopIteration(f"budget of {self.budget} evaluations exhausted")
+        with warnings.catch_warnings():  # SMAC's local search averages an empty list for a log
+            warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
+            warnings.filterwarnings("ignore", "invalid value encountered", RuntimeWarning)
+            info = self.facade.ask()
+        self._asked += 1
+        self._pending[self._asked] = info
+        values = dict(info.config)
+        config = {
+            p.name: _plain(p, values[p.name]) for p in self.space.parameters if p.name in values
+        }
+        return Proposal(u=None, batch=self._asked, config=config)
+
+    def tell(self, proposal: Proposal, loss: float) -> None:
+        from smac.runhistory import TrialValue
+
+        if math.isnan(loss):
+            raise ValueError("loss is NaN; assign failed evaluations a finite loss (spec §7.7)")
+        info = self._pending.pop(proposal.batch, None)
+        if info is None or proposal.config is None:
+            raise ValueError(f"proposal (batch {proposal.batch}) is not an untold SMAC proposal")
+        self.facade.tell(info, TrialValue(cost=float(loss)), save=False)
+        self.X.append(self.space.encode(proposal.config))
+        self.y.append(float(loss))
+
+
+def _impute_defaults(facade: Any, configspace: ConfigurationSpace) -> None:
+    """Make the facade's random forest impute each conditional dimension with its default.
+
+    SMAC 2.x fills its imputation table (``_conditional``, ``_impute_values``, indexed like
+    ``configspace.values()``) on first use and keeps entries already present; this fills it first.
+    """
+    model = facade._model
+    if not (hasattr(model, "_conditional") and hasattr(model, "_impute_values")):
+        raise RuntimeError(
+            f"this SMAC version's model ({type(model).__name__}) has no imputation table; "
+            "use impute='smac' or SMAC 2.4"
+        )
+    for index, hp in enumerate(configspace.values()):
+        conditional = bool(configspace.parents_of[hp.name])
+        model._conditional[index] = conditional
+        if conditional:
+            model._impute_values[index] = float(hp.to_vector(hp.default_value))
