@@ -5,7 +5,8 @@
 * :mod:`hpo.ensembles.losses` — margins (Eqs 4.5-4.6) and the ensemble losses of §4.3
   (zero-one, margin, squared margin, adapted C-bound, sigmoid), vectorised over candidate members;
 * :mod:`hpo.ensembles.caruana` — post-hoc forward greedy selection with replacement
-  (Caruana et al. 2004; thesis §4.2, §4.4), k-fold aware.
+  (Caruana et al. 2004; thesis §4.2, §4.4), k-fold aware;
+* :mod:`hpo.ensembles.pool` — the pool of evaluated models as per-fold validation predictions.
 """
 
 from hpo.ensembles.caruana import forward_greedy
@@ -22,12 +23,14 @@ from hpo.ensembles.losses import (
     squared_margin_loss,
     zero_one_loss,
 )
+from hpo.ensembles.pool import PredictionPool
 from hpo.ensembles.vote import TIE_RULES, majority_vote, vote_counts
 
 __all__ = [
     "LOSSES",
     "TIE_RULES",
     "FoldVotes",
+    "PredictionPool",
     "candidate_losses",
     "cbound_loss",
     "ensemble_loss",
