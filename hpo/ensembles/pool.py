@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hpo.ensembles.caruana import Fold
-from hpo.ensembles.losses import FoldVotes, loss_of_votes
+from hpo.ensembles.losses import FoldVotes, Votes, loss_of_votes
 
 if TYPE_CHECKING:
     from hpo.evaluation import FoldPredictions
@@ -70,14 +70,31 @@ class PredictionPool:
             for m, labels in zip(self._matrices, self.labels, strict=True)
         ]
 
+    def candidate_votes(self, ensemble: Sequence[int], candidates: Sequence[int]) -> list[Votes]:
+        """Per fold, the votes of ``E ∪ {h}`` (:meth:`FoldVotes.with_candidates`) for the pool
+        models ``candidates``, ``E`` = the pool models ``ensemble``."""
+        members, others = list(ensemble), list(candidates)
+        return [
+            FoldVotes(labels, p[members]).with_candidates(p[others]) for p, labels in self.folds()
+        ]
+
     def candidate_losses(
         self, ensemble: Sequence[int], candidates: Sequence[int], loss: str
     ) -> np.ndarray:
         """``(K,)`` mean over folds of ``L(E ∪ {h}, D_V | loss)`` for the pool models
         ``candidates``, ``E`` = the pool models ``ensemble`` (the mean of per-fold losses)."""
-        members, others = list(ensemble), list(candidates)
-        per_fold = [
-            loss_of_votes(loss, FoldVotes(labels, p[members]).with_candidates(p[others]))
-            for p, labels in self.folds()
-        ]
-        return np.mean(per_fold, axis=0)
+        return mean_loss(self.candidate_votes(ensemble, candidates), loss)
+
+
+def mean_loss(votes: Sequence[Votes], loss: str) -> np.ndarray:
+    """The unweighted mean over folds of ``loss`` of per-fold votes (thesis §4.4; the author's
+    code averages per-fold losses)."""
+    return np.mean([loss_of_votes(loss, fold) for fold in votes], axis=0)
+
+
+def stack_votes(first: Sequence[Votes], second: Sequence[Votes]) -> list[Votes]:
+    """Per fold, the candidates of ``first`` followed by those of ``second`` (same ensemble)."""
+    return [
+        (np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]]), a[2])
+        for a, b in zip(first, second, strict=True)
+    ]

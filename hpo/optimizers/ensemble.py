@@ -38,7 +38,7 @@ import numpy as np
 
 from hpo.ensembles.caruana import first_argmin
 from hpo.ensembles.losses import check_loss
-from hpo.ensembles.pool import PredictionPool
+from hpo.ensembles.pool import PredictionPool, Votes, mean_loss, stack_votes
 from hpo.gp.acquisition import ExpectedImprovement, single_threaded_blas
 from hpo.gp.acquisition_optimizers import GridLBFGS, sobol_grid
 from hpo.gp.kernels import make_kernel
@@ -108,6 +108,7 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
         grid = sobol_grid(space.dim, grid_size, grid_seed)
         self.acquisition_optimizer = GridLBFGS(grid, n_refine=n_refine, n_jitter=n_jitter)
         self.timings: dict[str, float] = {}
+        self._scored: tuple[int, list[Votes]] | None = None  # (n, votes) of the last ask
 
     @property
     def ensemble_size(self) -> int:
@@ -141,7 +142,9 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
             self.timings = {}
             return Proposal(u=self.rng.uniform(size=self.space.dim), batch=n + 1)
         started = time.perf_counter()
-        y = self.pool.candidate_losses(ensemble, candidates, self.loss)
+        votes = self.pool.candidate_votes(ensemble, candidates)
+        self._scored = (n, votes)
+        y = mean_loss(votes, self.loss)
         rescored = time.perf_counter()
         X = np.array(self.X)[candidates]
         if self.restart_burnin:
@@ -172,8 +175,13 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
         slot = self.slot(n)
         ensemble = self.ensemble_without(slot)
         candidates = self.outside(ensemble, n + 1)
-        zero_one = self.pool.candidate_losses(ensemble, candidates, MEMBER_LOSS)
-        tie_loss = self.pool.candidate_losses(ensemble, candidates, self.loss)
+        if self._scored is not None and self._scored[0] == n:  # ask scored all but the new model
+            votes = stack_votes(self._scored[1], self.pool.candidate_votes(ensemble, [n]))
+        else:
+            votes = self.pool.candidate_votes(ensemble, candidates)
+        self._scored = None
+        zero_one = mean_loss(votes, MEMBER_LOSS)
+        tie_loss = mean_loss(votes, self.loss)
         individual = np.array(self.y)[candidates]
         self.slots[slot] = candidates[first_argmin(zero_one, tie_loss, individual)]
         self.timings["refill"] = time.perf_counter() - started
