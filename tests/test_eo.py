@@ -73,7 +73,7 @@ def test_round_robin_slots_refill_and_the_gp_pool(loss):
             X, y = seen_by_gp[n_gp_fits]
             np.testing.assert_array_equal(X, np.array(opt.X)[outside])
             expected = [pool_loss(loss, np.array(predictions), labels, kept + [h]) for h in outside]
-            np.testing.assert_allclose(y, expected)
+            np.testing.assert_allclose(y, np.multiply(expected, opt.loss_scale))
         else:
             assert len(seen_by_gp) == n_gp_fits  # random proposal, no GP
         predicted, folds = fake_model(rng, labels, accuracy=0.4 + 0.04 * (i % 5))
@@ -102,6 +102,7 @@ def test_round_robin_slots_refill_and_the_gp_pool(loss):
         ({"loss": "margin"}, r"unknown ensemble loss 'margin'; valid choices: zero_one, sqm, "),
         ({"loss": "hinge"}, r"unknown ensemble loss 'hinge'; valid choices: zero_one, sqm, "),
         ({"ensemble_size": 1}, r"ensemble_size must be an integer >= 2, got 1"),
+        ({"loss_scale": 0}, r"loss_scale must be > 0, got 0"),
     ],
 )
 def test_bad_settings_are_one_line(settings, message):
@@ -153,11 +154,12 @@ def test_post_hoc_rule_is_forward_greedy_on_the_trace():
     assert isinstance(make_rule("eo"), EnsembleOptimizerRule)
 
 
-def _vote_error(predictions: pd.DataFrame, members: str, y: np.ndarray) -> float:
+def _vote_error(predictions: pd.DataFrame, members: str, y: np.ndarray, same: dict) -> float:
     """Majority vote (ties to the lowest label, the run's default) of the members' test
-    predictions, from the sidecar alone."""
+    predictions, from the sidecar alone; ``same`` maps an iteration to the first iteration with
+    its configuration (the sidecar stores a configuration's test predictions once)."""
     test = predictions[predictions["split"] == PREDICTION_KINDS["test"]]
-    ids = [int(m) for m in members.split(",")]
+    ids = [same[int(m)] for m in members.split(",")]
     rows = test[test["model"] == ids[0]]["row"].to_numpy()
     votes = np.stack(
         [test[test["model"] == i].set_index("row").loc[rows, "prediction"].to_numpy() for i in ids]
@@ -180,12 +182,19 @@ def test_eo_run_through_the_runner_and_the_sidecar(tmp_path: Path):
     outcomes = table[table["row_type"] == "outcome"]
     predictions = read_predictions(path)
     y = load_dataset("sklearn-breast-cancer").y
+    trace = table[table["row_type"] == "trace"]
+    params = [c for c in trace.columns if c.startswith("param_")]
+    keys = [tuple(row) for row in trace[params].astype(str).to_numpy()]
+    same = {
+        int(i): int(trace["iteration"].iloc[keys.index(k)])
+        for i, k in zip(trace["iteration"], keys, strict=True)
+    }
     eo = outcomes[outcomes["method"] == "EO"].set_index("iteration")
     assert list(eo["n_members"]) == [1, 2, 3, 3, 3, 3, 3, 3]
     for row in outcomes.itertuples():
         members = row.members.split(",")
         if row.method == "EO":
             assert len(set(members)) == len(members)  # EO's slots hold distinct models
-        assert _vote_error(predictions, row.members, y) == row.test_error
+        assert _vote_error(predictions, row.members, y, same) == row.test_error
     post = outcomes[outcomes["method"] == "EO-post"]
     assert (post["members"].str.count(",") + 1 == 100).all()  # multiplicities as repeats

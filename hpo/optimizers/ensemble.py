@@ -12,8 +12,9 @@ visited round robin (Eq. 4.4): iteration ``i`` (1-based) works on slot ``(i − 
 3. a Matérn-5/2 GP with Spearmint's priors is fitted to those values by slice sampling — the
    chain restarts from Spearmint's initial state with a new burn-in every iteration
    (``restart_burnin``, thesis §4.4.1: "re-initialised every iteration" as the objective
-   changes) — and the next point maximises the sample-averaged EI (``f_best`` = the lowest
-   re-scored loss) on the Sobol grid + L-BFGS-B (:class:`~hpo.gp.acquisition_optimizers.GridLBFGS`);
+   changes), on the losses times ``loss_scale`` — and the next point maximises the
+   sample-averaged EI (``f_best`` = the lowest re-scored loss) on the Sobol grid + L-BFGS-B
+   (:class:`~hpo.gp.acquisition_optimizers.GridLBFGS`);
    while fewer than 2 pool models are outside ``E_i`` the point is uniform in the cube (as
    Spearmint before 2 results): with the slots filling one per iteration, that is the first
    ``m + 1`` iterations;
@@ -64,6 +65,11 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
     * ``ensemble_size``: m, the number of slots (12, thesis §4.4.1), at least 2;
     * ``restart_burnin``: new chain and burn-in every iteration (True, thesis) or continue the
       chain as GP-EI does;
+    * ``loss_scale``: the re-scored losses are multiplied by it before the GP sees them (50: the
+      author's ``func_scale``, "so that the noise of the GP is better fit"; the thesis is silent)
+      [decide]: ensemble losses of a pool differ by ~1e-3, far below the scale Spearmint's priors
+      (horseshoe 0.1 on the noise, log-normal(1) on the amplitude) are made for; unscaled, the
+      GP explains them as noise and EI is nearly flat (and 3-6 times slower to maximise);
     * the GP settings of :class:`~hpo.optimizers.bayes.GPEIOptimizer`, same defaults
       (``kernel``, ``n_samples``, ``burnin``, ``grid_size``, ``grid_seed``, ``n_refine``,
       ``n_jitter``, ``noise_scale``, ``amp2_scale``, ``max_ls``).
@@ -80,6 +86,7 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
         loss: str = "sqm",
         ensemble_size: int = 12,
         restart_burnin: bool = True,
+        loss_scale: float = 50.0,
         kernel: str = "matern52",
         n_samples: int = 10,
         burnin: int = 100,
@@ -95,10 +102,13 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
         check_loss(loss, EO_LOSSES)
         if not isinstance(ensemble_size, int) or ensemble_size < 2:
             raise ValueError(f"ensemble_size must be an integer >= 2, got {ensemble_size!r}")
+        if not loss_scale > 0:
+            raise ValueError(f"loss_scale must be > 0, got {loss_scale!r}")
         if n_samples < 1 or burnin < 0:
             raise ValueError(f"n_samples must be >= 1 and burnin >= 0, got {n_samples}, {burnin}")
         self.loss = loss
         self.restart_burnin = restart_burnin
+        self.loss_scale = float(loss_scale)
         self.slots: list[int | None] = [None] * ensemble_size  # 0-based pool indices
         self.pool = PredictionPool()
         self.kernel = make_kernel(kernel, space)
@@ -144,7 +154,7 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
         started = time.perf_counter()
         votes = self.pool.candidate_votes(ensemble, candidates)
         self._scored = (n, votes)
-        y = mean_loss(votes, self.loss)
+        y = mean_loss(votes, self.loss) * self.loss_scale
         rescored = time.perf_counter()
         X = np.array(self.X)[candidates]
         if self.restart_burnin:
