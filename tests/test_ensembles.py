@@ -245,3 +245,14 @@ def test_forward_greedy_first_step_is_the_exhaustive_best():
     added = int(np.flatnonzero(counts - np.bincount(best3, minlength=5))[0])
     values = [zero_one_loss(pool[best3 + [k]], labels) for k in range(5)]
     assert added == min(range(5), key=lambda k: (values[k], individual[k], k))
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_candidates_with_unseen_labels_and_failed_fits(loss):
+    """A candidate may predict a label no member or example has, or fail everywhere (-1)."""
+    labels = np.array([0, 1, 0, 1, 1])
+    ensemble = np.array([[0, 1, 1, 1, 0], [0, 0, 0, 1, 1]])
+    candidates = np.array([[4, 4, 0, 1, 3], [-1, -1, -1, -1, -1], [-1, 1, 7, 0, 1]])
+    got = candidate_losses(loss, candidates, labels, ensemble)
+    for k, h in enumerate(candidates):
+        assert got[k] == pytest.approx(loop_loss(loss, np.vstack([ensemble, h]), labels)), k

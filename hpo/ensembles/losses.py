@@ -77,24 +77,33 @@ class FoldVotes:
         self.size = float(w.sum())
         self._refresh()
 
+    @classmethod
+    def _of_counts(cls, labels: np.ndarray, counts: np.ndarray, size: float) -> FoldVotes:
+        votes = object.__new__(cls)
+        votes.labels, votes.counts, votes.size = labels, counts, size
+        votes._refresh()
+        return votes
+
     def _refresh(self) -> None:
-        rows = np.arange(self.labels.size)
+        n, n_labels = self.counts.shape
+        rows = np.arange(n)
         self.correct = self.counts[rows, self.labels]
-        others = self.counts.copy()
-        others[rows, self.labels] = -np.inf
-        self.wrong_max = np.maximum(others.max(axis=1, initial=-np.inf), 0.0)
+        # the wrong labels' counts; -1 at the true label and in a last column that a failed
+        # prediction (-1) reaches through the flat index row * (n_labels + 1) - 1
+        others = np.full((n, n_labels + 1), -1.0)
+        others[:, :n_labels] = self.counts
+        others[rows, self.labels] = -1.0
+        self.wrong_max = np.maximum(others.max(axis=1), 0.0)
+        self._others = others.ravel()
+        self._row_starts = rows * (n_labels + 1)
 
     def plus(self, member: ArrayLike, weight: float = 1.0) -> FoldVotes:
         """The votes with one more member (predicted labels ``(n,)``), as a new object."""
         labels = np.asarray(member)
-        votes = object.__new__(FoldVotes)
-        votes.labels = self.labels
-        votes.counts = self._padded(int(labels.max(initial=0)) + 1).copy()
+        counts = self._padded(int(labels.max(initial=0)) + 1).copy()
         valid = labels >= 0
-        votes.counts[np.flatnonzero(valid), labels[valid]] += weight
-        votes.size = self.size + weight
-        votes._refresh()
-        return votes
+        counts[np.flatnonzero(valid), labels[valid]] += weight
+        return FoldVotes._of_counts(self.labels, counts, self.size + weight)
 
     def _padded(self, n_labels: int) -> np.ndarray:
         """The counts with at least ``n_labels`` label columns."""
@@ -115,13 +124,15 @@ class FoldVotes:
             raise ValueError(
                 f"candidates must be (K, {self.labels.size}), got shape {labels.shape}"
             )
-        counts = self._padded(int(labels.max(initial=0)) + 1)
-        valid = labels >= 0
-        hit = labels == self.labels
-        at_label = counts[np.arange(self.labels.size), np.where(valid, labels, 0)]
-        correct = self.correct + hit
-        beats = valid & ~hit
-        wrong_max = np.where(beats, np.maximum(self.wrong_max, at_label + 1.0), self.wrong_max)
+        n_labels = int(labels.max(initial=0)) + 1
+        if n_labels > self.counts.shape[1]:  # a label no member nor example has
+            wider = FoldVotes._of_counts(self.labels, self._padded(n_labels), self.size)
+            return wider.with_candidates(labels)
+        # a wrong candidate label raises v_max to its count + 1; the true label and a failed
+        # prediction read -1 (+ 1 = 0 <= v_max): one gather, no masks
+        at_label = self._others[self._row_starts + labels]
+        wrong_max = np.maximum(self.wrong_max, at_label + 1.0)
+        correct = self.correct + (labels == self.labels)
         return correct, wrong_max, self.size + 1.0
 
 
