@@ -1,4 +1,4 @@
-"""Chapter 4's selection rules: a several-member choice per iteration (thesis §4.4, spec §1.8).
+"""Chapter 4's selection rules: a several-member choice per iteration (thesis §4.4).
 
 * :class:`PostHocRule` (``post_hoc``): forward greedy selection with replacement over the pool of
   evaluations up to ``t`` (:func:`hpo.ensembles.forward_greedy`; BO-post, RS-post, EO-post),

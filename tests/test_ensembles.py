@@ -137,7 +137,7 @@ def test_cbound_corner_cases():
     assert cbound_loss(np.array([[1, 0, 1, 0]]), labels) == 1.0  # all wrong: mu1 = -1
 
 
-SIGMOID_TABLE = {  # spec §1.5 (thesis §4.3.3): d_min(a | m) = 1e-3, root a > 1
+SIGMOID_TABLE = {  # thesis §4.3.3: d_min(a | m) = 1e-3, root a > 1
     3: 20.72, 4: 13.81, 5: 11.49, 6: 10.31, 7: 9.58, 8: 9.06, 9: 8.68, 10: 8.37,
     11: 8.12, 12: 7.91, 13: 7.73, 15: 7.43, 20: 6.90, 25: 6.53, 30: 6.24,
 }  # fmt: skip
@@ -160,7 +160,7 @@ def test_unknown_loss_is_one_line():
 
 # ------------------------------------------------------------------ toy problems (Tables 4.1-4.2)
 
-TOY_A = 11.49  # a(5); the printed 0.98 of Table 4.1 needs a ≈ 11.2-12.4 (spec §1.6)
+TOY_A = 11.49  # a(5); the printed 0.98 of Table 4.1 needs a ≈ 11.2-12.4
 TOY_COLUMNS = ("zero_one", "margin", "sqm", "sigmoid", "cbound")
 
 
@@ -189,7 +189,9 @@ def test_table_4_2():
     )
     assert np.allclose(ensemble.mean(axis=1), 0.4)
     assert toy_row(ensemble) == [0.40, 0.40, 0.20, 0.30, 0.40]
-    candidates = {  # wrong on samples where E has (…) wrong votes -> row of spec §1.6
+    # candidate wrong on samples where E has (…) wrong votes -> its row (Table 4.2 rebuilt from
+    # its E row, its one surviving candidate row and its text)
+    candidates = {
         (2, 1): ([0, 1, 1, 0, 0], [0.40, 0.40, 0.19, 0.38, 0.38]),
         (1, 1): ([0, 0, 1, 1, 0], [0.20, 0.40, 0.18, 0.24, 0.31]),
         (3, 1): ([1, 0, 1, 0, 0], [0.20, 0.40, 0.21, 0.24, 0.41]),

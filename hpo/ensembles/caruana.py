@@ -1,5 +1,5 @@
 """Post-hoc ensemble selection: forward greedy selection with replacement (Caruana et al. 2004;
-thesis §4.2, §4.4; spec §1.2) — what BO-post, RS-post and EO-post return.
+thesis §4.2, §4.4) — what BO-post, RS-post and EO-post return.
 
 The ensemble starts from the ``n_init`` models of lowest individual validation error (3 in the
 thesis's experiments, §4.4.1: "initiated by picking the three best classifiers from the pool");
@@ -7,7 +7,7 @@ every further iteration adds, with replacement, the pool model that minimises th
 validation loss (zero-one by default, Eq. 4.2). The result is a multiset: each model's
 multiplicity is its weight in the majority vote.
 
-Settings and decisions [spec §6.6, §6.7]:
+Settings and decisions (the thesis leaves them open; docs/ensembles.md):
 
 * ``n_iterations`` = the number of members (with multiplicity) of the returned ensemble, the
   first ``n_init`` of which are the best models; default 100, the only number the thesis gives

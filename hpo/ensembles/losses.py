@@ -14,7 +14,7 @@ margin (``ℓ01 = 1``), and abstains in ``v*``/``v_max`` (as in :func:`~hpo.ense
 
 Losses, each averaged over the examples (Eq. 4.2) except the C-bound, which is dataset-level:
 
-* ``zero_one``: ``I[v* <= v_max]`` — a tie counts as an error [decide, spec §6.1: the thesis's
+* ``zero_one``: ``I[v* <= v_max]`` — a tie counts as an error [decide; the thesis's
   toy Tables 4.1-4.2 count margin 0 as an error; deterministic, unlike a random tie-break];
 * ``margin``: ``(1 − M)/2`` (Eq. 4.7; the mean individual error, for figures and toy tables);
 * ``sqm``: ``(1 − M)²/4`` (Eq. 4.8);
@@ -43,7 +43,7 @@ from scipy.special import expit
 
 LOSSES = ("zero_one", "margin", "sqm", "cbound", "sigmoid")
 SIGMOID_EPSILON = 1e-3  # d_min(a | m) = 1e-3 (thesis §4.3.3)
-SMALLEST_SIGMOID_SIZE = 3  # no root a > 1 for m <= 2: a(3) is used [decide, spec §6.4]
+SMALLEST_SIGMOID_SIZE = 3  # no root a > 1 for m <= 2: a(3) is used [decide]
 
 Votes = tuple[np.ndarray, np.ndarray, np.ndarray | float]  # (correct, wrong_max, size)
 

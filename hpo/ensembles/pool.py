@@ -3,7 +3,7 @@
 :class:`PredictionPool` is what ensemble methods read: EO (Alg. 4.1) grows it one model at a
 time, the post-hoc rules rebuild it from a run's trace. Every model of a pool must have been
 validated on the same folds (the same validation rows): ensembles combine models fold by fold
-(spec §6.7), which a protocol that reshuffles the folds would break.
+(thesis §4.4.1), which a protocol that reshuffles the folds would break.
 """
 
 from __future__ import annotations

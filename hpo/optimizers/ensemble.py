@@ -1,11 +1,11 @@
-"""Ensemble optimization, EO (thesis Alg. 4.1, §4.3-4.4; spec §1.3-1.4): Bayesian optimisation
+"""Ensemble optimization, EO (thesis Alg. 4.1, §4.3-4.4): Bayesian optimisation
 of the next member of a fixed-size ensemble, one slot at a time.
 
 The ensemble has ``ensemble_size`` slots (m = 12 in the thesis's UCI experiments, §4.4.1),
 visited round robin (Eq. 4.4): iteration ``i`` (1-based) works on slot ``(i − 1) mod m``.
 
 1. ``E_i`` = the ensemble without the model in slot ``j`` (the printed ``E \\ {h_i}`` is a typo
-   for the slot's model, spec §6.20);
+   for the slot's model);
 2. every pool model not in ``E_i`` (no duplicates: "without replacement") is re-scored as
    ``L(E_i ∪ {h}, D_V | loss)`` (mean of per-fold losses), an exact observation of
    ``f(γ_h | E_i)`` (Eq. 4.3);
@@ -20,13 +20,13 @@ visited round robin (Eq. 4.4): iteration ``i`` (1-based) works on slot ``(i − 
    ``m + 1`` iterations;
 4. once the model is evaluated (its fold predictions arrive through :meth:`observe_predictions`,
    then :meth:`tell`), slot ``j`` takes the pool model not in ``E_i`` that minimises the
-   ensemble's zero-one loss (the thesis's line 11; the author's code uses ``loss``) [decide,
-   spec §6.2]; ties go to the lower ``loss``, then the lower individual validation error, then
+   ensemble's zero-one loss (the thesis's line 11; the author's code uses ``loss``) [decide]:
+   ties go to the lower ``loss``, then the lower individual validation error, then
    the earliest model (deterministic; the author's code breaks the last tie at random).
 
 Failed fits stay in the pool: their predictions (``FAILED_LABEL``) abstain in the vote and count
 as wrong in the margins (:mod:`hpo.ensembles.losses`); the author's code instead feeds the GP
-their single-model loss [decide, spec §6.3].
+their single-model loss [decide].
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
 
     * ``loss``: the ensemble loss the GP models, one of :data:`EO_LOSSES`; default ``"sqm"``
       (the thesis's EO and EO-post in the SVM space; EO-C = ``"cbound"``, EO-sig = ``"sigmoid"``,
-      spec §1.8);
+      thesis §4.4.1-4.4.2);
     * ``ensemble_size``: m, the number of slots (12, thesis §4.4.1), at least 2;
     * ``restart_burnin``: new chain and burn-in every iteration (True, thesis) or continue the
       chain as GP-EI does;
