@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 NO_ANSWER = -1
 POSTERIOR_MEAN = "posterior_mean"
+POST_HOC = "post_hoc"  # Chapter 4's rules: hpo.ensemble_rules
+ENSEMBLE_OPTIMIZER = "eo"
 
 Rule = Callable[[ArrayLike, ArrayLike, ArrayLike], np.ndarray]
 
@@ -325,11 +327,15 @@ class PosteriorMeanRule(SelectionRule):
         ]
 
 
-RULE_NAMES = (*RULES, POSTERIOR_MEAN)
+RULE_NAMES = (*RULES, POSTERIOR_MEAN, POST_HOC, ENSEMBLE_OPTIMIZER)
 
 
 def make_rule(name: str, pm_domain: str = "space") -> SelectionRule:
     """The rule called ``name`` (one of :data:`RULE_NAMES`)."""
     if name == POSTERIOR_MEAN:
         return PosteriorMeanRule(pm_domain)
+    if name in (POST_HOC, ENSEMBLE_OPTIMIZER):
+        from hpo.ensemble_rules import EnsembleOptimizerRule, PostHocRule
+
+        return PostHocRule() if name == POST_HOC else EnsembleOptimizerRule()
     return IncumbentRule(name)

@@ -8,7 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from hpo.optimizers.base import Optimizer, PredictionsConsumer, Proposal, SurrogateOptimizer
+from hpo.optimizers.base import (
+    EnsembleProvider,
+    Optimizer,
+    PredictionsConsumer,
+    Proposal,
+    SurrogateOptimizer,
+)
 from hpo.optimizers.grid import GridSearch
 from hpo.optimizers.random_search import RandomSearch
 from hpo.space import Space
@@ -34,12 +40,19 @@ def _smac_class() -> type[Optimizer]:
     return SMACOptimizer
 
 
+def _eo_class() -> type[Optimizer]:
+    from hpo.optimizers.ensemble import EnsembleOptimizer
+
+    return EnsembleOptimizer
+
+
 CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "grid": lambda: GridSearch,
     "rs": lambda: RandomSearch,
     "gp": _gp_class,
     "cma": _cma_class,
     "smac": _smac_class,
+    "eo": _eo_class,
 }
 FAMILIES = tuple(CLASSES)
 _FIXED_ARGUMENTS = ("self", "space", "budget", "rng")
@@ -78,6 +91,7 @@ def _check_family(family: str) -> None:
 
 __all__ = [
     "FAMILIES",
+    "EnsembleProvider",
     "GridSearch",
     "Optimizer",
     "PredictionsConsumer",

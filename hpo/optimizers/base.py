@@ -11,6 +11,8 @@ Capabilities are explicit base classes the runner tests for, never branches on f
   the ``-pm`` selection rules);
 * :class:`PredictionsConsumer` — reads the validation predictions of every evaluated model
   (ensemble optimization re-scores the pool against the current ensemble, thesis Alg. 4.1);
+* :class:`EnsembleProvider` — keeps an ensemble of evaluated models as it goes (EO's slots,
+  thesis Alg. 4.1), read by the ``eo`` selection rule;
 * ``reports_at_batch_ends`` — a generational optimizer (CMA-ES) whose incumbents exist only at the
   end of each generation (spec §2.7, §7.19).
 """
@@ -99,3 +101,12 @@ class PredictionsConsumer(ABC):
     @abstractmethod
     def observe_predictions(self, proposal: Proposal, folds: tuple[FoldPredictions, ...]) -> None:
         """Record the validation predictions of the model evaluated at ``proposal``."""
+
+
+class EnsembleProvider(ABC):
+    """Capability: the optimizer maintains an ensemble of the models it evaluated (thesis
+    Alg. 4.1), which the ``eo`` selection rule reports after every iteration."""
+
+    @abstractmethod
+    def current_ensemble(self) -> tuple[int, ...]:
+        """The members of the current ensemble as 1-based trace iterations (no duplicates)."""
