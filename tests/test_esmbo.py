@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from experiments.compose import compose_run
 from experiments.runner import RunSpec, run
 from hpo.agnostic_bayes import AgnosticBayesRule, bootstrap_risks, example_losses
 from hpo.evaluation import FoldPredictions
@@ -126,3 +127,24 @@ def test_rule_on_an_esmbo_run_uses_the_optimizers_bootstraps() -> None:
     )
     rule.choices(trace)
     np.testing.assert_array_equal(rule.counts, optimizer.counts)
+
+
+def test_ers_is_the_rule_over_a_random_search_run_with_n_half_the_budget() -> None:
+    spec = compose_run(["optimizer=ers", "dataset=sklearn-breast-cancer", "budget=10"])
+    assert spec.optimizer == "rs" and dict(spec.rules) == {
+        "ers": "agnostic_bayes",
+        "ers-argmin": "best_validation",
+    }
+    outcomes = run(spec).outcomes
+    ers = outcomes[outcomes.method == "ers"]
+    weights = [
+        sum(float(part.split(":")[1]) if ":" in part else 1.0 for part in text.split(","))
+        for text in ers.members
+    ]
+    np.testing.assert_allclose(weights, 5.0, rtol=1e-5)  # N = floor(10 / 2)
+
+
+def test_esmbo_config_composes_with_its_settings() -> None:
+    spec = compose_run(["optimizer=esmbo", "budget=8", "+optimizer.settings.essr=0.5"])
+    assert spec.optimizer == "esmbo" and dict(spec.optimizer_settings) == {"essr": 0.5}
+    assert dict(spec.rules) == {"esmbo": "agnostic_bayes", "esmbo-argmin": "best_validation"}
