@@ -87,6 +87,8 @@ def test_bad_settings_are_refused_with_the_value_and_range() -> None:
         make_optimizer("esmbo", SPACE, 10, rng, n_bootstraps=0)
     with pytest.raises(ValueError, match=r"floor\(budget / 2\) needs budget >= 2, got 1"):
         make_optimizer("esmbo", SPACE, 1, rng)
+    with pytest.raises(ValueError, match="unknown setting.*burn_in.*valid: kernel"):
+        make_optimizer("esmbo", SPACE, 10, rng, gp={"burn_in": 5})
 
 
 def test_end_to_end_esmbo_and_argmin_from_one_run() -> None:

@@ -31,6 +31,7 @@ from hpo.agnostic_bayes import (
     check_n_bootstraps,
     example_losses,
 )
+from hpo.optimizers import check_settings
 from hpo.optimizers.base import Optimizer, PredictionsConsumer, Proposal
 from hpo.optimizers.bayes import GPEIOptimizer
 from hpo.space import Space
@@ -65,6 +66,7 @@ class ESMBOOptimizer(Optimizer, PredictionsConsumer):
             budget // 2 if n_bootstraps is None else n_bootstraps
         )
         self.essr = check_essr(essr)
+        check_settings("gp", dict(gp or {}))  # one line naming the valid GP settings
         self.problems = [
             GPEIOptimizer(space, budget, rng, **dict(gp or {})) for _ in range(self.n_bootstraps)
         ]
