@@ -64,14 +64,18 @@ def check_n_bootstraps(n_bootstraps: int) -> int:
     return int(n_bootstraps)
 
 
-def bootstrap_rng(rng: np.random.Generator) -> np.random.Generator:
-    """A generator derived from ``rng``'s seed sequence with :data:`BOOTSTRAP_KEY` appended to its
-    spawn key. ``rng``'s own stream is neither read nor advanced."""
+def bootstrap_seed(rng: np.random.Generator) -> np.random.SeedSequence:
+    """The seed of a run's bootstrap stream: ``rng``'s seed sequence with :data:`BOOTSTRAP_KEY`
+    appended to its spawn key. ``rng``'s own stream is neither read nor advanced."""
     seq = rng.bit_generator.seed_seq
     if not isinstance(seq, np.random.SeedSequence):
         raise ValueError("the optimizer's generator has no SeedSequence to derive a stream from")
-    child = np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, BOOTSTRAP_KEY))
-    return np.random.default_rng(child)
+    return np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, BOOTSTRAP_KEY))
+
+
+def bootstrap_rng(rng: np.random.Generator) -> np.random.Generator:
+    """A fresh generator of the run's bootstrap stream (:func:`bootstrap_seed`)."""
+    return np.random.default_rng(bootstrap_seed(rng))
 
 
 def bootstrap_counts(
@@ -198,13 +202,11 @@ class AgnosticBayesRule(SelectionRule):
     ) -> None:
         self.n_bootstraps = None if n_bootstraps is None else check_n_bootstraps(n_bootstraps)
         self.essr = check_essr(essr)
-        self._rng: np.random.Generator | None = (
-            None if seed is None else np.random.default_rng(seed)
-        )
+        self._seed = seed  # the bootstrap stream; a fresh generator per call of choices()
         self.counts: np.ndarray | None = None
 
     def check(self, optimizer: Optimizer) -> None:
-        self._rng = bootstrap_rng(optimizer.rng)
+        self._seed = bootstrap_seed(optimizer.rng)
         bootstraps = getattr(optimizer, "n_bootstraps", None)
         if bootstraps is not None:  # an ESMBO run: its bootstrap problems
             self.n_bootstraps, self.essr = bootstraps, optimizer.essr  # type: ignore[attr-defined]
@@ -212,11 +214,12 @@ class AgnosticBayesRule(SelectionRule):
             self.n_bootstraps = check_n_bootstraps(max(1, optimizer.budget // 2))
 
     def choices(self, trace: Trace) -> list[Choice | None]:
-        if trace.predictions is None or self._rng is None:
+        if trace.predictions is None or self._seed is None:
             raise ValueError("the agnostic_bayes rule needs the run's predictions and a seed")
         losses = pool_losses(trace.predictions)
         n_bootstraps = self.n_bootstraps or max(1, losses.shape[1] // 2)
-        self.counts = bootstrap_counts(self._rng, losses.shape[0], n_bootstraps, self.essr)
+        rng = np.random.default_rng(self._seed)
+        self.counts = bootstrap_counts(rng, losses.shape[0], n_bootstraps, self.essr)
         risks = bootstrap_risks(self.counts, losses)
         result: list[Choice | None] = []
         for t in range(1, losses.shape[1] + 1):

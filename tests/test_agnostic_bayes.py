@@ -120,6 +120,9 @@ def test_rule_gives_the_posterior_of_the_pool_so_far_after_every_evaluation() ->
         got[[m.iteration - 1 for m in choice.members]] = choice.weights
         np.testing.assert_allclose(got, np.pad(expected, (0, 8 - t)), atol=1e-9)
     assert choices[0].is_single and choices[0].weights == (20.0,)
+    counts = rule.counts
+    assert rule.choices(_trace(predicted, labels)) == choices  # the same bootstraps every call
+    np.testing.assert_array_equal(rule.counts, counts)
 
 
 def test_rule_refuses_models_validated_on_different_examples() -> None:
