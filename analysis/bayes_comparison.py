@@ -218,3 +218,42 @@ def significance_level(
     """0 (none) to ``len(thresholds)``: how many thresholds ``value`` passes (strictly)."""
     passed = [value > t if higher_is_stronger else value < t for t in thresholds]
     return int(sum(passed))
+
+
+MARKS = ("", "◦", "•", "★")  # none, lightly, significant, highly (the paper's third is lost)
+
+
+def comparison_table(
+    risks: pd.DataFrame,
+    example_losses: pd.DataFrame | None = None,
+    last: int | None = LAST_ITERATIONS,
+    rng: np.random.Generator | None = None,
+) -> pd.DataFrame:
+    """The paper's Table 2-3 cells as data: one row per ordered pair (``row``, ``column``) with
+    ρ, the sign-test p-value, ``Pr(row ≻ column)`` (NaN without ``example_losses``), both
+    significance levels, and the mark text (PB mark first, then sign-test mark); rows and columns
+    in order of expected rank (best first)."""
+    rho = winning_frequency(risks, last)
+    pvalues = sign_test_matrix(risks, last)
+    ranks = expected_rank(risks, last).sort_values(kind="stable")
+    pb = pb_matrix(example_losses, last, rng) if example_losses is not None else None
+    records = []
+    for a in ranks.index:
+        for b in ranks.index:
+            prob = float("nan") if pb is None or a == b else float(pb.loc[a, b])
+            pb_level = 0 if np.isnan(prob) else significance_level(prob, PB_THRESHOLDS)
+            sign_level = significance_level(pvalues.loc[a, b], SIGN_THRESHOLDS, False)
+            records.append(
+                {
+                    "row": a,
+                    "column": b,
+                    "rho": rho.loc[a, b],
+                    "sign_p": pvalues.loc[a, b],
+                    "pb": prob,
+                    "pb_level": pb_level,
+                    "sign_level": sign_level,
+                    "marks": MARKS[pb_level] + MARKS[sign_level],
+                    "row_expected_rank": ranks[a],
+                }
+            )
+    return pd.DataFrame(records)

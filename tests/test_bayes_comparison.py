@@ -14,6 +14,7 @@ from analysis.bayes_comparison import (
     PB_THRESHOLDS,
     SIGN_THRESHOLDS,
     bootstrap_dataset_probability,
+    comparison_table,
     dataset_probabilities,
     expected_rank,
     pb_matrix,
@@ -147,3 +148,20 @@ def test_pb_matrix_from_example_losses() -> None:
 def test_significance_levels() -> None:
     assert [significance_level(v, PB_THRESHOLDS) for v in (0.5, 0.85, 0.92, 0.99)] == [0, 1, 2, 3]
     assert significance_level(0.03, SIGN_THRESHOLDS, higher_is_stronger=False) == 2
+
+
+def test_comparison_table_orders_by_rank_and_marks_both_tests() -> None:
+    rows = []
+    rng = np.random.default_rng(2)
+    for d in range(12):
+        for method, error in (("good", 0.05), ("bad", 0.45)):
+            wrong = (rng.random(60) < error).astype(float)
+            rows += [(f"d{d}", method, 1, e, w) for e, w in enumerate(wrong)]
+    examples = pd.DataFrame(rows, columns=["dataset", "method", "iteration", "example", "loss"])
+    risks = examples.groupby(["dataset", "method", "iteration"], as_index=False).loss.mean()
+    table = comparison_table(risks, examples)
+    assert list(table.row.unique()) == ["good", "bad"]
+    cell = table[(table.row == "good") & (table.column == "bad")].iloc[0]
+    assert cell.rho == 1.0 and cell.pb > 0.95 and cell.sign_p < 0.01
+    assert cell.marks == "★★" and cell.row_expected_rank == 1.0
+    assert np.isnan(comparison_table(risks).pb).all()
