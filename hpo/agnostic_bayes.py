@@ -19,8 +19,9 @@ This module owns:
 * the ensemble (:func:`ensemble_predict`): the posterior-weighted majority vote for classification
   (:func:`hpo.ensembles.majority_vote`), the weighted mean for regression (the mode of a normal
   fitted to the members' predictions, ICML 2014 / UAI 2014 §3);
-* per-example validation losses of a model from its fold predictions (:func:`example_losses`):
-  out-of-fold zero-one losses ordered by row, so hold-out and k-fold runs share one definition;
+* per-example validation losses of a model (:func:`example_losses`) and of a pool
+  (:func:`pool_losses`, on :class:`hpo.ensembles.PredictionPool`): out-of-fold zero-one losses in
+  fold order, so hold-out and k-fold runs share one definition;
 * the anytime selection rule ``agnostic_bayes`` (:class:`AgnosticBayesRule`): after every
   evaluation, the agnostic-Bayes ensemble of the pool evaluated so far (ESMBO's output on an
   ``esmbo`` run, ERS's on a random-search run).
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from hpo.ensembles import majority_vote
+from hpo.ensembles import PredictionPool, majority_vote
 from hpo.selection import Choice, SelectionRule, Trace
 
 if TYPE_CHECKING:
@@ -154,30 +155,21 @@ def ensemble_predict(
 
 
 def example_losses(folds: Sequence[FoldPredictions]) -> tuple[np.ndarray, np.ndarray]:
-    """``(rows, losses)``: the validation rows of all folds, sorted, and the model's zero-one loss
-    on each (its out-of-fold prediction; a failed fit's label -1 counts as an error)."""
+    """``(rows, losses)``: the validation rows of all folds and the model's zero-one loss on each
+    (its out-of-fold prediction; a failed fit's label -1 counts as an error), in fold order — the
+    order of :func:`pool_losses`, so one model's losses line up with a pool's."""
     rows = np.concatenate([f.valid_rows for f in folds])
     losses = np.concatenate([f.valid != f.valid_labels for f in folds]).astype(float)
-    order = np.argsort(rows, kind="stable")
-    return rows[order], losses[order]
+    return rows, losses
 
 
 def pool_losses(predictions: Sequence[Sequence[FoldPredictions]]) -> np.ndarray:
-    """``(m, n_models)`` per-example losses of a pool, refusing pools whose models were validated
-    on different examples (reshuffled splits give each batch its own)."""
+    """``(m, n_models)`` per-example zero-one losses of a pool, in fold order. The pool is a
+    :class:`~hpo.ensembles.PredictionPool`, which refuses models validated on other folds."""
     if not predictions:
         raise ValueError("agnostic Bayes needs at least one model's predictions")
-    first_rows, _ = example_losses(predictions[0])
-    columns = []
-    for index, folds in enumerate(predictions):
-        rows, losses = example_losses(folds)
-        if not np.array_equal(rows, first_rows):
-            raise ValueError(
-                f"evaluation {index + 1} was validated on other examples than evaluation 1; "
-                "agnostic Bayes needs one validation set (no reshuffling)"
-            )
-        columns.append(losses)
-    return np.stack(columns, axis=1)
+    folds = PredictionPool.of(predictions).folds()
+    return np.concatenate([(votes != labels).T for votes, labels in folds]).astype(float)
 
 
 class AgnosticBayesRule(SelectionRule):

@@ -15,6 +15,7 @@ from hpo.agnostic_bayes import (
     bootstrap_wins,
     ensemble_predict,
     example_losses,
+    pool_losses,
     posterior_from_risks,
 )
 from hpo.evaluation import FoldPredictions
@@ -86,13 +87,16 @@ def _folds(rows: np.ndarray, labels: np.ndarray, predicted: np.ndarray) -> tuple
     )
 
 
-def test_example_losses_are_out_of_fold_errors_ordered_by_row() -> None:
+def test_example_losses_are_out_of_fold_errors_in_fold_order_as_the_pool() -> None:
     rows = np.array([4, 0, 3, 1, 2, 5])
     labels = np.array([1, 0, 1, 0, 1, 1])
     predicted = np.array([1, 1, 1, 0, 0, -1])  # -1: a failed fit, an error
     got_rows, losses = example_losses(_folds(rows, labels, predicted))
-    np.testing.assert_array_equal(got_rows, np.arange(6))
-    np.testing.assert_array_equal(losses, [1, 0, 1, 0, 0, 1])
+    np.testing.assert_array_equal(got_rows, [1, 2, 5, 4, 0, 3])  # second half first, as given
+    np.testing.assert_array_equal(losses, [0, 1, 1, 0, 1, 0])
+    other = (rows * 0 + 1).astype(int)
+    pool = pool_losses([_folds(rows, labels, predicted), _folds(rows, labels, other)])
+    np.testing.assert_array_equal(pool[:, 0], losses)
 
 
 def _trace(predicted: np.ndarray, labels: np.ndarray) -> Trace:
@@ -113,7 +117,8 @@ def test_rule_gives_the_posterior_of_the_pool_so_far_after_every_evaluation() ->
     predicted = np.where(rng.random((8, 50)) < 0.3, 1 - labels, labels)
     rule = AgnosticBayesRule(n_bootstraps=20, seed=11)
     choices = rule.choices(_trace(predicted, labels))
-    losses = (predicted != labels).T.astype(float)
+    fold_order = np.r_[25:50, 0:25]  # _folds gives the second half first
+    losses = (predicted != labels).T[fold_order].astype(float)
     for t, choice in enumerate(choices, start=1):
         expected = _loop_posterior(losses[:, :t], rule.counts) * 20
         got = np.zeros(8)
@@ -131,7 +136,7 @@ def test_rule_refuses_models_validated_on_different_examples() -> None:
     first, second = trace.predictions[1]
     moved = (replace(first, valid_rows=first.valid_rows + 10), second)
     bad = replace(trace, predictions=[trace.predictions[0], moved])
-    with pytest.raises(ValueError, match="evaluation 2 was validated on other examples"):
+    with pytest.raises(ValueError, match="validated on the same folds"):
         AgnosticBayesRule(n_bootstraps=3, seed=0).choices(bad)
 
 

@@ -72,7 +72,7 @@ class ESMBOOptimizer(Optimizer, PredictionsConsumer):
         ]
         self._bootstrap_rng = bootstrap_rng(rng)
         self.counts: np.ndarray | None = None  # (N, m), built at the first predictions
-        self.rows: np.ndarray | None = None  # the validation examples, sorted
+        self.rows: np.ndarray | None = None  # the validation examples, in fold order
         self._pending: np.ndarray | None = None  # the last model's N bootstrap risks
         self.current = 0  # the problem that proposed last
 
