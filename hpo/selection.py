@@ -327,7 +327,7 @@ class PosteriorMeanRule(SelectionRule):
         ]
 
 
-RULE_NAMES = (*RULES, POSTERIOR_MEAN, POST_HOC, ENSEMBLE_OPTIMIZER)
+RULE_NAMES = (*RULES, POSTERIOR_MEAN, POST_HOC, ENSEMBLE_OPTIMIZER, "agnostic_bayes")  # UAI 2014
 
 
 def make_rule(name: str, pm_domain: str = "space") -> SelectionRule:
@@ -338,4 +338,8 @@ def make_rule(name: str, pm_domain: str = "space") -> SelectionRule:
         from hpo.ensemble_rules import EnsembleOptimizerRule, PostHocRule
 
         return PostHocRule() if name == POST_HOC else EnsembleOptimizerRule()
+    if name == "agnostic_bayes":  # UAI 2014 ensembles (ESMBO, ERS); imported here: no cycle
+        from hpo.agnostic_bayes import AgnosticBayesRule
+
+        return AgnosticBayesRule()
     return IncumbentRule(name)

@@ -53,6 +53,7 @@ CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "cma": _cma_class,
     "smac": _smac_class,
     "eo": _eo_class,
+    "esmbo": lambda: __import__("hpo.optimizers.esmbo", fromlist=["_"]).ESMBOOptimizer,  # UAI 2014
 }
 FAMILIES = tuple(CLASSES)
 _FIXED_ARGUMENTS = ("self", "space", "budget", "rng")
