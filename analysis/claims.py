@@ -68,6 +68,33 @@ class MissingInput(Exception):
     """A table, a method or an auxiliary input that a claim needs was not given."""
 
 
+class Inconclusive(MissingInput):
+    """The results cannot decide a condition (too few datasets, an undefined p-value)."""
+
+
+# A "no significant difference" condition is only evidence when the test *could* have found one.
+# The two-sided exact Wilcoxon signed-rank test's smallest p-value with n non-zero pairs is
+# 2 / 2**n (every difference of the same sign): 0.0625 for n = 5, 0.03125 for n = 6. With fewer
+# than 6 datasets no result can be significant at alpha = 0.05, so "not significant" would hold
+# whatever the methods do; such a condition makes the claim "not evaluated" instead.
+MIN_DATASETS_FOR_NO_DIFFERENCE = 6
+
+
+def check_no_difference_testable(p_value: float, n_datasets: int, label: str) -> None:
+    """Raise :class:`Inconclusive` unless a "no significant difference" reading is evidence.
+
+    Needs ``n_datasets >= MIN_DATASETS_FOR_NO_DIFFERENCE`` and a finite ``p_value`` (NaN when
+    every paired difference is zero, or the test could not run).
+    """
+    if n_datasets < MIN_DATASETS_FOR_NO_DIFFERENCE:
+        raise Inconclusive(
+            f"{label}: {n_datasets} datasets, a Wilcoxon test needs at least "
+            f"{MIN_DATASETS_FOR_NO_DIFFERENCE} to be able to reject (min two-sided p = 2/2^n)"
+        )
+    if not np.isfinite(p_value):
+        raise Inconclusive(f"{label}: the Wilcoxon p-value is undefined (no non-zero difference)")
+
+
 @dataclass
 class _Outcome:
     """What a claim found: named conditions (all must hold), our numbers, optional statistic."""
@@ -130,6 +157,12 @@ class _Setting:
 
     def significantly_better(self, first: str, second: str) -> bool:
         return self.count(first, second) > 0 and self.significant(first, second)
+
+    def not_significant(self, first: str, second: str) -> bool:
+        """No significant difference; :class:`Inconclusive` when the test could not find one."""
+        p_value = self.pvalue(first, second)
+        check_no_difference_testable(p_value, len(self.scores), f"{first} vs {second} [{self.label}]")
+        return not p_value < self.alpha
 
     def pair(self, first: str, second: str) -> str:
         """``first`` vs ``second`` in the thesis's notation: count, ``*`` if significant, p."""
@@ -246,7 +279,7 @@ def _c3_6(inputs: _Inputs) -> _Outcome:
         ]
     conditions += [
         ("cma-r significantly better than cma [5F]", cv5.significantly_better("cma-r", "cma")),
-        ("cma-r vs cma not significant [HO]", not holdout.significant("cma-r", "cma")),
+        ("cma-r vs cma not significant [HO]", holdout.not_significant("cma-r", "cma")),
     ]
     text = "; ".join(
         f"{s.label} R {s.rank('cma-r'):.2f} vs {s.rank('cma'):.2f}, {s.pair('cma-r', 'cma')}"
@@ -267,7 +300,7 @@ def _not_significant_in_both(
             [
                 (
                     f"{first} vs {second} not significant [{s.label}]",
-                    not s.significant(first, second),
+                    s.not_significant(first, second),
                 )
                 for s in settings
             ],
@@ -444,7 +477,7 @@ def _c3_16(inputs: _Inputs) -> _Outcome:
         f"HO {holdout.pair('gp-pm-r', 'gp-r')}; 5F {cv5.pair('gp-pm-r', 'gp-r')}",
         [
             ("count(gp-pm-r, gp-r) > 0 [HO]", holdout.count("gp-pm-r", "gp-r") > 0),
-            ("gp-pm-r vs gp-r not significant [HO]", not holdout.significant("gp-pm-r", "gp-r")),
+            ("gp-pm-r vs gp-r not significant [HO]", holdout.not_significant("gp-pm-r", "gp-r")),
             (
                 "gp-pm-r significantly better than gp-r [5F]",
                 cv5.significantly_better("gp-pm-r", "gp-r"),
@@ -470,7 +503,7 @@ def _significance_pattern(
             conditions += [
                 (
                     f"{method} {'' if better else 'not '}significantly better than {o} [{s.label}]",
-                    s.significantly_better(method, o) == better,
+                    s.significantly_better(method, o) if better else s.not_significant(method, o),
                 )
                 for o, better in opponents.items()
             ]
@@ -484,6 +517,8 @@ def _c3_20(inputs: _Inputs) -> _Outcome:
     holdout.require("gp-pm-r")
     cv5.require("gp")
     p = _paired_pvalue(holdout.scores["gp-pm-r"], cv5.scores["gp"])
+    shared = holdout.scores.index.intersection(cv5.scores.index)
+    check_no_difference_testable(p, len(shared), "gp-pm-r (HO) vs gp (5F)")
     return _Outcome(
         f"p={p:.3g}; medians {holdout.medians['gp-pm-r']:.2f} vs {cv5.medians['gp']:.2f}",
         [("gp-pm-r (HO) vs gp (5F) not significant", not p < inputs.alpha)],
@@ -647,13 +682,14 @@ def _run(claim: _Claim, inputs: _Inputs) -> ClaimRecord:
         outcome = claim.evaluate(inputs)
     except MissingInput as missing:
         nan = float("nan")
+        kind = "cannot decide" if isinstance(missing, Inconclusive) else "missing input"
         return ClaimRecord(
             **header,
             our_value="",
             statistic=nan,
             p_value=nan,
             status=NOT_EVALUATED,
-            reason=f"missing input: {missing}",
+            reason=f"{kind}: {missing}",
         )
     failed = [name for name, holds in outcome.conditions if not holds]
     reason = "fails: " + "; ".join(failed) if failed else "all conditions hold"

@@ -19,10 +19,13 @@ from analysis.claims import (
     CV5,
     HOLDOUT,
     MAIN,
+    MIN_DATASETS_FOR_NO_DIFFERENCE,
     NOT_EVALUATED,
     NOT_REPRODUCED,
     PM,
     REPRODUCED,
+    Inconclusive,
+    check_no_difference_testable,
     claims_table,
 )
 
@@ -236,3 +239,35 @@ def test_incomplete_table_gives_not_evaluated_instead_of_raising() -> None:
     table = claims_table({**tables, PM_HO: holes}, sizes, curves)
     assert table.loc["C3.15", "status"] == NOT_EVALUATED
     assert "not a complete score table" in table.loc["C3.15", "reason"]
+
+
+def test_two_sided_wilcoxon_needs_six_pairs_to_reject() -> None:
+    """The smallest exact two-sided p with n pairs is 2/2^n: above 0.05 for n = 5, below for 6."""
+    from scipy import stats as scipy_stats
+
+    def smallest_p(n: int) -> float:
+        return scipy_stats.wilcoxon(np.arange(1.0, n + 1), method="exact").pvalue
+
+    assert smallest_p(MIN_DATASETS_FOR_NO_DIFFERENCE - 1) > 0.05
+    assert smallest_p(MIN_DATASETS_FOR_NO_DIFFERENCE) < 0.05
+
+
+def test_no_difference_on_three_datasets_is_not_evaluated() -> None:
+    tables, sizes, curves = synthetic_inputs()
+    few = {key: table.iloc[:3] for key, table in tables.items()}
+    table = claims_table(few, sizes, curves)
+    for claim_id in ("C3.7", "C3.16", "C3.20"):  # "... not significant" conditions
+        assert table.loc[claim_id, "status"] == NOT_EVALUATED
+        assert "cannot decide" in table.loc[claim_id, "reason"]
+        assert "3 datasets" in table.loc[claim_id, "reason"]
+
+
+def test_no_difference_with_undefined_p_is_not_evaluated() -> None:
+    with pytest.raises(Inconclusive, match="undefined"):
+        check_no_difference_testable(float("nan"), 40, "a vs b")
+    check_no_difference_testable(0.5, MIN_DATASETS_FOR_NO_DIFFERENCE, "a vs b")  # decidable
+    tables, sizes, curves = synthetic_inputs()
+    pm_holdout = tables[PM_HO].assign(**{"gp-pm-r": tables[PM_HO]["gp-r"]})  # all differences 0
+    table = claims_table({**tables, PM_HO: pm_holdout}, sizes, curves)
+    assert table.loc["C3.16", "status"] == NOT_EVALUATED
+    assert "undefined" in table.loc["C3.16", "reason"]
