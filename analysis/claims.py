@@ -161,7 +161,8 @@ class _Setting:
     def not_significant(self, first: str, second: str) -> bool:
         """No significant difference; :class:`Inconclusive` when the test could not find one."""
         p_value = self.pvalue(first, second)
-        check_no_difference_testable(p_value, len(self.scores), f"{first} vs {second} [{self.label}]")
+        label = f"{first} vs {second} [{self.label}]"
+        check_no_difference_testable(p_value, len(self.scores), label)
         return not p_value < self.alpha
 
     def pair(self, first: str, second: str) -> str:

@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 from analysis import load, stats
-from analysis.claims import MAIN_METHODS
 from analysis.__main__ import main
+from analysis.claims import MAIN_METHODS
 from analysis.report import write_report
 
 DATASETS = ("iris", "glass", "breast-cancer-wisc", "abalone", "adult")  # one per size bin, +1
