@@ -1,4 +1,5 @@
-"""Tests of analysis.claims on synthetic score tables built so that every claim holds.
+"""Tests of the claims engine (analysis.claims) and the Chapter-3 catalogue on synthetic score
+tables built so that every claim holds.
 
 Scores are integer multiples of 1/1024 % so that all sums and differences are exact: a copy of a
 column shifted by ``TINY`` on k datasets differs from it on exactly those k datasets, and equal-size
@@ -14,19 +15,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.chapter3.claims import CLAIMS, CV5, HOLDOUT, MAIN, PM, claims_table
 from analysis.claims import (
-    CLAIMS,
-    CV5,
-    HOLDOUT,
-    MAIN,
     MIN_DATASETS_FOR_NO_DIFFERENCE,
     NOT_EVALUATED,
     NOT_REPRODUCED,
-    PM,
     REPRODUCED,
     Inconclusive,
     check_no_difference_testable,
-    claims_table,
 )
 
 N_DATASETS = 48

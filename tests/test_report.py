@@ -16,7 +16,7 @@ import pytest
 
 from analysis import load, stats
 from analysis.__main__ import main
-from analysis.claims import MAIN_METHODS
+from analysis.chapter3.claims import MAIN_METHODS
 from analysis.report import write_report
 
 DATASETS = ("iris", "glass", "breast-cancer-wisc", "abalone", "adult")  # one per size bin, +1
@@ -225,10 +225,10 @@ def test_command_line_rejects_a_folder_without_results(tmp_path: Path) -> None:
 
 
 def test_markdown_cells_may_contain_pipes() -> None:
-    from analysis.report import _markdown
+    from analysis.render import markdown
 
     frame = pd.DataFrame({"condition": ["|a − b| ≤ 0.3"], "status": ["fails"]}, index=["C3.12"])
-    lines = _markdown(frame).splitlines()
+    lines = markdown(frame).splitlines()
     assert len(lines) == 3
     # every line splits into the same 3 cells on the unescaped separators
     assert {len(re.split(r"(?<!\\)\|", line)) - 2 for line in lines} == {3}

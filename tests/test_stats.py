@@ -8,7 +8,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from analysis import stats
-from analysis.thesis import thesis_summary, thesis_winloss
+from analysis.chapter3.thesis import thesis_summary, thesis_winloss
 
 N_DATASETS_CH3 = 118  # thesis §3.3: 118 datasets in every Chapter-3 table
 
