@@ -39,6 +39,15 @@ def _protocol_rank(protocol: str) -> int:
     return load.PROTOCOLS.index(protocol) if protocol in load.PROTOCOLS else len(load.PROTOCOLS)
 
 
+def row_labels(index: pd.Index) -> list[str]:
+    """``hold-out / gp``-style labels of a (protocol, …) MultiIndex; plain labels otherwise."""
+    if index.nlevels == 1:
+        return [str(label) for label in index]
+    return [
+        " / ".join([load.PROTOCOL_LABELS.get(key[0], key[0]), *map(str, key[1:])]) for key in index
+    ]
+
+
 def _display(table: pd.DataFrame) -> pd.DataFrame:
     shares = ["share_positive", "share_worse_than_reference"]
     shown = table.copy()
@@ -46,6 +55,7 @@ def _display(table: pd.DataFrame) -> pd.DataFrame:
         digits = 0 if column in shares else 2
         scale = 100.0 if column in shares else 1.0
         shown[column] = (table[column] * scale).map(lambda v, d=digits: render.format_number(v, d))
+    shown = shown.set_axis(row_labels(table.index)).rename_axis("validation / method")
     return shown.rename(
         columns={
             "share_positive": "runs with ot_T > 0 (%)",

@@ -24,6 +24,7 @@ def _outcomes(dataset: str, method: str) -> pd.DataFrame:
             "budget": 2,
             "test_error": [0.2, 0.1],
             "incumbent_valid_loss": [0.25, 0.15],
+            "git_revision": f"rev-{dataset}",
         }
     )
 
@@ -65,4 +66,6 @@ def test_report_says_how_many_files_were_left_out(tmp_path: Path) -> None:
         assert main([str(tmp_path), "--out", str(tmp_path / "out")]) == 0
     text = (tmp_path / "out" / "report.md").read_text()
     assert "1 results file could not be read and was left out" in text
+    warning = text.index("mix 2 code revisions")  # one revision per dataset in write_runs
+    assert warning < text.index("## 1.")  # at the top, before the first section
     assert str(paths[-1]) in text

@@ -159,6 +159,17 @@ def test_report_opens_with_the_summary_then_the_claims_checklist(report: Path) -
         assert f"| C3.{claim} |" in claims
 
 
+def test_every_report_ends_with_overtuning_and_provenance(report: Path) -> None:
+    text = report.read_text()
+    assert text.index("## Overtuning") < text.index("## Provenance")
+    assert "Schneider, Bischl & Feurer" in text and "Report written by the plug-in" in text
+    tables = report.parent / "tables"
+    table = pd.read_csv(tables / "overtuning.csv", index_col=[0, 1])
+    assert {"share_positive", "mean", "q90", "share_worse_than_reference"} <= set(table.columns)
+    assert (tables / "overtuning_by_size.csv").is_file()
+    assert (report.parent / "figures" / "fig_overtuning_curves.png").is_file()
+
+
 def test_summary_pairs_our_numbers_with_the_thesis(sweep: Path, report: Path) -> None:
     summary = pd.read_csv(report.parent / "tables" / "summary_main_holdout.csv", index_col=0)
     assert summary.loc["gp-r", "thesis_rank"] == pytest.approx(5.58)  # Table 3.1, hold-out

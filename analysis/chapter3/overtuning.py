@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import figures, load, overtuning, render
+from analysis import figures, load, overtuning, render, report
 from analysis.chapter3.claims import SIZE_BIN_EDGES
 from analysis.figures import CURVE_METHODS
 from analysis.plugins import ReportContext
@@ -67,7 +67,14 @@ def _bin_display(table: pd.DataFrame) -> pd.DataFrame:
     cells = table["mean"].map(lambda v: render.format_number(v)) + table["share_positive"].map(
         lambda v: f" ({100 * v:.0f}%)"
     )
-    return cells.unstack("size_bin").rename_axis(index=["protocol", "method"], columns=None)
+    wide = cells.unstack("size_bin")
+    order = load.method_order(wide.index.get_level_values("method").unique())
+    wide = wide.reindex(
+        sorted(wide.index, key=lambda k: (load.PROTOCOLS.index(k[0]), order.index(k[1])))
+    )
+    return wide.set_axis(report.row_labels(wide.index)).rename_axis(
+        index="validation / method", columns=None
+    )
 
 
 def _bin_sentence(table: pd.DataFrame) -> str:
