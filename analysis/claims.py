@@ -7,8 +7,8 @@ function of the chapter's inputs returning an :class:`Outcome` — our value and
 * ``reproduced`` — every condition holds on our results;
 * ``not reproduced`` — some condition fails (the reason names them);
 * ``not evaluated`` — an input is missing (:class:`MissingInput`: a table, a method, a curve) or
-  the results cannot decide a condition (:class:`Inconclusive`), e.g. a "no significant
-  difference" condition on fewer than :data:`MIN_DATASETS_FOR_NO_DIFFERENCE` datasets.
+  no condition fails but one is undecided (``None``), e.g. a "no significant difference" on
+  fewer than :data:`MIN_DATASETS_FOR_NO_DIFFERENCE` datasets or with an undefined p-value.
 
 :class:`ScoreSetting` wraps one score table (datasets × methods, test error in %) with the
 statistics claims read: average ranks, win rates, medians, win/loss counts, Wilcoxon p-values.
@@ -50,31 +50,24 @@ class MissingInput(Exception):
     """A table, a method or an auxiliary input that a claim needs was not given."""
 
 
-class Inconclusive(MissingInput):
-    """The results cannot decide a condition (too few datasets, an undefined p-value)."""
-
-
 # A "no significant difference" condition is only evidence when the test *could* have found one.
 # The two-sided exact Wilcoxon signed-rank test's smallest p-value with n non-zero pairs is
 # 2 / 2**n (every difference of the same sign): 0.0625 for n = 5, 0.03125 for n = 6. With fewer
 # than 6 datasets no result can be significant at alpha = 0.05, so "not significant" would hold
-# whatever the methods do; such a condition makes the claim "not evaluated" instead.
+# whatever the methods do; such a condition is undecided (None) and the claim "not evaluated".
 MIN_DATASETS_FOR_NO_DIFFERENCE = 6
+UNDECIDED_NOTE = (
+    f"a 'no significant difference' needs at least {MIN_DATASETS_FOR_NO_DIFFERENCE} datasets "
+    "(the two-sided Wilcoxon cannot reject with fewer: min p = 2/2^n) and a finite p"
+)
 
 
-def check_no_difference_testable(p_value: float, n_datasets: int, label: str) -> None:
-    """Raise :class:`Inconclusive` unless a "no significant difference" reading is evidence.
-
-    Needs ``n_datasets >= MIN_DATASETS_FOR_NO_DIFFERENCE`` and a finite ``p_value`` (NaN when
-    every paired difference is zero, or the test could not run).
-    """
-    if n_datasets < MIN_DATASETS_FOR_NO_DIFFERENCE:
-        raise Inconclusive(
-            f"{label}: {n_datasets} datasets, a Wilcoxon test needs at least "
-            f"{MIN_DATASETS_FOR_NO_DIFFERENCE} to be able to reject (min two-sided p = 2/2^n)"
-        )
-    if not np.isfinite(p_value):
-        raise Inconclusive(f"{label}: the Wilcoxon p-value is undefined (no non-zero difference)")
+def no_significant_difference(p_value: float, n_datasets: int, alpha: float) -> bool | None:
+    """``p >= alpha`` when the test could have rejected; None (undecided) with fewer than
+    :data:`MIN_DATASETS_FOR_NO_DIFFERENCE` datasets or an undefined p (every difference zero)."""
+    if n_datasets < MIN_DATASETS_FOR_NO_DIFFERENCE or not np.isfinite(p_value):
+        return None
+    return not p_value < alpha
 
 
 @dataclass
@@ -82,7 +75,7 @@ class Outcome:
     """What a claim found: named conditions (all must hold), our numbers, optional statistic."""
 
     our_value: str
-    conditions: list[tuple[str, bool]] = field(default_factory=list)
+    conditions: list[tuple[str, bool | None]] = field(default_factory=list)  # None: undecided
     statistic: float = float("nan")
     p_value: float = float("nan")
 
@@ -140,12 +133,9 @@ class ScoreSetting:
     def significantly_better(self, first: str, second: str) -> bool:
         return self.count(first, second) > 0 and self.significant(first, second)
 
-    def not_significant(self, first: str, second: str) -> bool:
-        """No significant difference; :class:`Inconclusive` when the test could not find one."""
-        p_value = self.pvalue(first, second)
-        label = f"{first} vs {second} [{self.label}]"
-        check_no_difference_testable(p_value, len(self.scores), label)
-        return not p_value < self.alpha
+    def not_significant(self, first: str, second: str) -> bool | None:
+        """No significant difference (:func:`no_significant_difference`; None: undecided)."""
+        return no_significant_difference(self.pvalue(first, second), len(self.scores), self.alpha)
 
     def pair(self, first: str, second: str) -> str:
         """``first`` vs ``second`` in the thesis's notation: count, ``*`` if significant, p."""
@@ -178,25 +168,34 @@ def run_claim(claim: Claim[InputsT], inputs: InputsT) -> ClaimRecord:
         outcome = claim.evaluate(inputs)
     except MissingInput as missing:
         nan = float("nan")
-        kind = "cannot decide" if isinstance(missing, Inconclusive) else "missing input"
         return ClaimRecord(
             **header,
             our_value="",
             statistic=nan,
             p_value=nan,
             status=NOT_EVALUATED,
-            reason=f"{kind}: {missing}",
+            reason=f"missing input: {missing}",
         )
-    failed = [name for name, holds in outcome.conditions if not holds]
-    reason = "fails: " + "; ".join(failed) if failed else "all conditions hold"
+    status, reason = _status(outcome.conditions)
     return ClaimRecord(
         **header,
         our_value=outcome.our_value,
         statistic=float(outcome.statistic),
         p_value=float(outcome.p_value),
-        status=NOT_REPRODUCED if failed else REPRODUCED,
+        status=status,
         reason=reason,
     )
+
+
+def _status(conditions: list[tuple[str, bool | None]]) -> tuple[str, str]:
+    """A failed condition decides (not reproduced); else an undecided one leaves it open."""
+    failed = [name for name, holds in conditions if holds is not None and not holds]
+    undecided = [name for name, holds in conditions if holds is None]
+    if failed:
+        return NOT_REPRODUCED, "fails: " + "; ".join(failed)
+    if undecided:
+        return NOT_EVALUATED, f"cannot decide: {'; '.join(undecided)} ({UNDECIDED_NOTE})"
+    return REPRODUCED, "all conditions hold"
 
 
 def records_frame(records: Iterable[ClaimRecord]) -> pd.DataFrame:

@@ -21,8 +21,7 @@ from analysis.claims import (
     NOT_EVALUATED,
     NOT_REPRODUCED,
     REPRODUCED,
-    Inconclusive,
-    check_no_difference_testable,
+    no_significant_difference,
 )
 
 N_DATASETS = 48
@@ -252,18 +251,19 @@ def test_no_difference_on_three_datasets_is_not_evaluated() -> None:
     tables, sizes, curves = synthetic_inputs()
     few = {key: table.iloc[:3] for key, table in tables.items()}
     table = claims_table(few, sizes, curves)
-    for claim_id in ("C3.7", "C3.16", "C3.20"):  # "... not significant" conditions
+    for claim_id in ("C3.7", "C3.17", "C3.20"):  # only "... not significant" conditions
         assert table.loc[claim_id, "status"] == NOT_EVALUATED
-        assert "cannot decide" in table.loc[claim_id, "reason"]
-        assert "3 datasets" in table.loc[claim_id, "reason"]
+        assert table.loc[claim_id, "reason"].startswith("cannot decide: ")
+        assert "at least 6 datasets" in table.loc[claim_id, "reason"]
 
 
 def test_no_difference_with_undefined_p_is_not_evaluated() -> None:
-    with pytest.raises(Inconclusive, match="undefined"):
-        check_no_difference_testable(float("nan"), 40, "a vs b")
-    check_no_difference_testable(0.5, MIN_DATASETS_FOR_NO_DIFFERENCE, "a vs b")  # decidable
+    assert no_significant_difference(float("nan"), 40, 0.05) is None
+    assert no_significant_difference(0.5, MIN_DATASETS_FOR_NO_DIFFERENCE - 1, 0.05) is None
+    assert no_significant_difference(0.5, MIN_DATASETS_FOR_NO_DIFFERENCE, 0.05) is True
+    assert no_significant_difference(0.01, MIN_DATASETS_FOR_NO_DIFFERENCE, 0.05) is False
     tables, sizes, curves = synthetic_inputs()
-    pm_holdout = tables[PM_HO].assign(**{"gp-pm-r": tables[PM_HO]["gp-r"]})  # all differences 0
+    pm_holdout = tables[PM_HO].assign(**{"gp-pm": tables[PM_HO]["gp"]})  # every difference 0
     table = claims_table({**tables, PM_HO: pm_holdout}, sizes, curves)
-    assert table.loc["C3.16", "status"] == NOT_EVALUATED
-    assert "undefined" in table.loc["C3.16", "reason"]
+    assert table.loc["C3.17", "status"] == NOT_EVALUATED
+    assert "gp-pm vs gp not significant [pm/HO]" in table.loc["C3.17", "reason"]
