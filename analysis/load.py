@@ -34,6 +34,7 @@ OUTCOME_COLUMNS = (
     "incumbent_valid_loss", "incumbent_selection_loss", "test_error", "test_fit_limit_hit",
     "experiment", "git_revision", "versions", "run_seconds", "finished_at",
 )  # fmt: skip
+PREDICTIONS = ".predictions.parquet"  # a run's predictions sidecar, not a run file
 UNREADABLE = "unreadable_files"  # ``DataFrame.attrs`` key: results files skipped, with the error
 PROTOCOLS = ("holdout", "cv5")
 PROTOCOL_LABELS = {"holdout": "hold-out", "cv5": "5-fold"}
@@ -60,8 +61,9 @@ def _read_columns(path: Path, wanted: tuple[str, ...], row_type: str | None) -> 
 
 
 def _run_files(runs_dir: Path) -> list[Path]:
-    """Every run file under ``runs_dir``, at any depth (``<part>/<dataset>/`` or ``<dataset>/``)."""
-    return sorted(runs_dir.rglob("*.parquet"))
+    """Every run file under ``runs_dir``, at any depth (``<part>/<dataset>/`` or ``<dataset>/``),
+    without the ``<stem>.predictions.parquet`` sidecars."""
+    return sorted(p for p in runs_dir.rglob("*.parquet") if not p.name.endswith(PREDICTIONS))
 
 
 def _part_of(path: Path, runs_dir: Path) -> str:

@@ -42,7 +42,9 @@ def write_runs(runs_dir: Path, datasets: tuple[str, ...] = ("iris", "wine")) -> 
 
 
 def test_run_files_without_a_part_level_are_found(tmp_path: Path) -> None:
-    write_runs(tmp_path / "runs")
+    paths = write_runs(tmp_path / "runs")
+    sidecar = paths[0].with_name(paths[0].stem + ".predictions.parquet")
+    pd.DataFrame({"prediction": [1, 0]}).to_parquet(sidecar)  # not a run file: ignored
     outcomes = load.load_outcomes(tmp_path)
     assert set(outcomes["dataset"]) == {"iris", "wine"}
     assert set(outcomes["part"]) == {"main"}
