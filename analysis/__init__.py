@@ -1,16 +1,13 @@
-"""Statistical analysis of results: what the thesis reports, computed from our own score tables.
+"""Statistical analysis of results: a report engine and one plug-in per thesis chapter.
 
-Every function here reads a *score table*: a ``pandas.DataFrame`` with one row per dataset, one
-column per method, and as values the test error in % averaged over repetitions (lower is better).
+Engine (any chapter): ``load`` (results files → outcome rows and per-dataset score tables:
+datasets × methods, test error in % averaged over repetitions), ``stats`` (ranks, win rates,
+Wilcoxon, Friedman/Nemenyi), ``cd_diagram``, ``claims`` (declared claims → statuses),
+``render`` (Markdown/LaTeX/CSV), ``figures`` (shared styling), ``overtuning``, ``provenance``,
+``plugins`` (registry and choice) and ``report`` (the driver, ``write_report``).
 
-Modules:
-
-* ``analysis.stats`` — ranks, win rates, median (Q3−Q1), win/loss counts, pairwise Wilcoxon,
-  Friedman χ² and the Nemenyi critical difference (thesis §3.3.3, Demšar 2006).
-* ``analysis.cd_diagram`` — critical-difference diagrams (Nemenyi, and Wilcoxon–Holm cliques).
-* ``analysis.thesis`` — loaders for the thesis's own tables, copied in ``analysis/thesis_tables``.
-* ``analysis.claims`` — the Chapter-3 claims (C3.1–C3.20 of the specification) evaluated on our
-  score tables.
+Plug-ins: ``analysis.chapter3`` (Tables 3.1–3.5, Figs 3.1/3.3–3.5, claims C3.1–C3.20).
+See docs/analysis.md.
 
 Submodules are not imported here so that ``import analysis`` stays cheap (no matplotlib).
 """

@@ -1,8 +1,10 @@
-"""Command line: ``python -m analysis <results dir> [--out DIR] [--fig31-dataset NAME]``.
+"""Command line: ``python -m analysis <results dir> [--chapter NAME] [--out DIR]
+[--fig31-dataset NAME]``.
 
 Re-runs only the analysis on existing results (a sweep folder ``results/<experiment>/<profile>``
-or a consolidated folder) and writes the Chapter-3 report (``analysis.report``): ``report.md``,
-``tables/`` and ``figures/``, by default in ``<sweep folder>/report/``.
+or a consolidated folder) and writes the report of the chapter plug-in chosen from the results
+(or ``--chapter``; ``analysis.plugins``): ``report.md``, ``tables/`` and ``figures/``, by
+default in ``<sweep folder>/report/``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import sys
 import time
 
 from analysis.load import default_report_dir
+from analysis.plugins import REGISTRY
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -25,6 +28,13 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="report folder (default: <results>/report, "
         "next to consolidated/ for a consolidated folder)",
+    )
+    parser.add_argument(
+        "--chapter",
+        default=None,
+        choices=sorted(REGISTRY),
+        help="chapter plug-in (default: from the results' experiment column, else the plug-in "
+        "whose methods match)",
     )
     parser.add_argument(
         "--fig31-dataset",
@@ -41,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     try:
-        report = write_report(args.results, args.out, args.fig31_dataset)
+        report = write_report(args.results, args.out, args.fig31_dataset, args.chapter)
     except FileNotFoundError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

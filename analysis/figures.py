@@ -1,17 +1,9 @@
-"""The Chapter-3 figures (thesis Figs 3.1, 3.3–3.5; spec ch2-3 §4.6), drawn from prepared tables.
+"""Figure helpers every chapter shares: series styling, saving, panels, and the overtuning figure.
 
-Every function returns a ``matplotlib.figure.Figure`` (no pyplot state, any backend) from data the
-caller prepared with ``analysis.load``; :func:`save` writes it as PNG and PDF.
-
-* Fig 3.1 — overfitting example: validation error of ``gp``'s incumbent and test error of the
-  retrained incumbent vs the number of evaluations, one dataset, hold-out.
-* Fig 3.3 — mean test error (top) and average rank (bottom) vs evaluations, hold-out and 5-fold.
-* Fig 3.4 — average rank per |D_TVS| bin, one panel per validation type.
-* Fig 3.5 — posterior-mean vs argmin selection on a synthetic 1-D function, with the project's GP
-  (``hpo.optimizers.bayes.GPEIOptimizer``).
-
-Figs 3.3 and 3.4 plot the six series the thesis plots: one colour per base optimiser, dashed for
-reshuffled splits (``-r``), solid for fixed splits [thesis].
+Series: one colour per base optimiser (``gp``, ``cma``, …), dashed for reshuffled splits (``-r``),
+solid for fixed splits, as the thesis's Fig 3.3; posterior-mean variants (``-pm``) get their own
+colour so that they stay apart from the argmin method of the same run. Figures are
+``matplotlib.figure.Figure`` objects (no pyplot state, any backend).
 """
 
 from __future__ import annotations
@@ -24,19 +16,18 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from analysis.load import PROTOCOL_LABELS
-from hpo.gp.model import GPPosterior
-from hpo.optimizers.base import Proposal
-from hpo.optimizers.bayes import GPEIOptimizer
-from hpo.space import Real, Space
+PROTOCOL_PANELS = {"holdout": "hold-out", "cv5": "5-fold"}
 
 CURVE_METHODS = ("grid", "rs", "gp", "gp-r", "cma", "cma-r")
-COLOURS = {"grid": "tab:green", "rs": "tab:purple", "gp": "tab:blue", "cma": "tab:red"}
+COLOURS = {
+    "grid": "tab:green", "rs": "tab:purple", "gp": "tab:blue", "gp-pm": "tab:cyan",
+    "cma": "tab:red",
+}  # fmt: skip
 
 
 def series_style(method: str) -> dict[str, object]:
     """Colour of the base optimiser; dashed when the method reshuffles its splits (``-r``)."""
-    base = method.split("-")[0]
+    base = "gp-pm" if method.startswith("gp-pm") else method.split("-")[0]
     return {
         "color": COLOURS.get(base, "black"),
         "linestyle": "--" if method.endswith("-r") else "-",
@@ -54,51 +45,23 @@ def save(figure: Figure, out_dir: str | Path, name: str) -> list[Path]:
     return paths
 
 
-def _no_data(ax: Axes, what: str) -> None:
+def no_data(ax: Axes, what: str) -> None:
     ax.text(0.5, 0.5, f"no {what}", ha="center", va="center", transform=ax.transAxes)
 
 
-def _plot_series(ax: Axes, table: pd.DataFrame, marker: str | None) -> None:
-    """One line per :data:`CURVE_METHODS` column present; NaN rows skipped per series."""
-    for method in CURVE_METHODS:
+def plot_series(
+    ax: Axes, table: pd.DataFrame, marker: str | None, methods: tuple[str, ...] = CURVE_METHODS
+) -> None:
+    """One line per column of ``methods`` present (styled by :func:`series_style`); NaN rows
+    skipped per series."""
+    for method in methods:
         if method in table.columns:
             values = table[method].dropna()
             ax.plot(values.index, values.to_numpy(), marker=marker, ms=3, **series_style(method))
 
 
-# ------------------------------------------------------------------------------------ Fig 3.3
-
-
-def figure_3_3(
-    errors: Mapping[str, pd.DataFrame], ranks: Mapping[str, pd.DataFrame], n_datasets: int
-) -> Figure:
-    """Fig 3.3: columns = protocols; top = mean test error over datasets, bottom = average rank.
-
-    ``errors[protocol]``: iteration × method mean test error in % (each method at its own
-    iterations); ``ranks[protocol]``: iteration × method average rank (at t = 6k and the last).
-    """
-    figure = Figure(figsize=(10, 7), layout="constrained")
-    axes = figure.subplots(2, 2, sharex="col", squeeze=False)
-    for column, protocol in enumerate(("holdout", "cv5")):
-        top, bottom = axes[0, column], axes[1, column]
-        top.set_title(PROTOCOL_LABELS[protocol])
-        for ax, table, what in (
-            (top, errors.get(protocol), "test errors"),
-            (bottom, ranks.get(protocol), "ranks"),
-        ):
-            if table is None or table.empty:
-                _no_data(ax, what)
-            else:
-                _plot_series(ax, table, marker="o" if ax is bottom else None)
-            ax.grid(alpha=0.3)
-        bottom.set_xlabel("number of function evaluations")
-    axes[0, 0].set_ylabel(f"mean test error (%) over {n_datasets} datasets")
-    axes[1, 0].set_ylabel("average rank (among all Table 3.1 methods)")
-    _shared_legend(figure, axes.ravel())
-    return figure
-
-
-def _shared_legend(figure: Figure, axes: np.ndarray) -> None:
+def shared_legend(figure: Figure, axes: np.ndarray) -> None:
+    """One legend below the figure for every labelled series of ``axes``."""
     handles: dict[str, object] = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
@@ -107,119 +70,24 @@ def _shared_legend(figure: Figure, axes: np.ndarray) -> None:
         figure.legend(handles.values(), handles.keys(), loc="outside lower center", ncols=6)
 
 
-# ------------------------------------------------------------------------------------ Fig 3.4
+def overtuning_figure(
+    curves: Mapping[str, pd.DataFrame], methods: tuple[str, ...], ylabel: str
+) -> Figure:
+    """Mean overtuning vs evaluations, one panel per protocol (hold-out, 5-fold).
 
-
-def figure_3_4(bin_ranks: Mapping[str, pd.DataFrame], bin_counts: pd.Series) -> Figure:
-    """Fig 3.4: average rank per |D_TVS| bin (x), one panel per protocol.
-
-    ``bin_ranks[protocol]``: bins × methods; ``bin_counts``: datasets per bin (x labels).
+    ``curves[protocol]``: iteration × method (each method at its own iterations).
     """
     figure = Figure(figsize=(10, 4), layout="constrained")
     axes = figure.subplots(1, 2, sharey=True, squeeze=False)[0]
-    labels = [f"{b}\n(n = {n})" for b, n in bin_counts.items()]
-    for ax, protocol in zip(axes, ("holdout", "cv5"), strict=True):
-        ax.set_title(PROTOCOL_LABELS[protocol])
-        table = bin_ranks.get(protocol)
+    for ax, (protocol, label) in zip(axes, PROTOCOL_PANELS.items(), strict=True):
+        ax.set_title(label)
+        table = curves.get(protocol)
         if table is None or table.empty:
-            _no_data(ax, "ranks")
+            no_data(ax, "overtuning")
         else:
-            _plot_series(ax, table.reset_index(drop=True), marker="o")
-        ax.set_xticks(range(len(labels)), labels)
-        ax.set_xlabel("|D_TVS| (training + validation data)")
+            plot_series(ax, table, marker=None, methods=methods)
+        ax.set_xlabel("number of function evaluations")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("average rank (among all Table 3.1 methods)")
-    _shared_legend(figure, axes)
-    return figure
-
-
-# ------------------------------------------------------------------------------------ Fig 3.1
-
-
-def figure_3_1(curve: pd.DataFrame, dataset: str, repetitions: int) -> Figure:
-    """Fig 3.1: ``gp``, hold-out, one dataset; columns iteration, valid_error, test_error (%).
-
-    The y axis spans the errors after the first tenth of the run, so that the first, poor
-    incumbents do not hide the gap between validation and test error.
-    """
-    figure = Figure(figsize=(6, 4), layout="constrained")
-    ax = figure.add_subplot()
-    if curve.empty:
-        _no_data(ax, f"gp hold-out results for {dataset}")
-    else:
-        ax.step(curve["iteration"], curve["valid_error"], where="post", label="validation error")
-        ax.step(curve["iteration"], curve["test_error"], where="post", label="test error")
-        tail = curve[curve["iteration"] > curve["iteration"].max() / 10]
-        low, high = tail[["valid_error", "test_error"]].stack().agg(["min", "max"])
-        pad = max(0.5, 0.25 * (high - low))
-        ax.set_ylim(max(0.0, low - pad), high + pad)
-        ax.legend()
-    ax.set_title(f"gp, hold-out, {dataset} (mean over {repetitions} repetitions)")
-    ax.set_xlabel("number of function evaluations")
-    ax.set_ylabel("error of the incumbent (%)")
-    ax.grid(alpha=0.3)
-    return figure
-
-
-# ------------------------------------------------------------------------------------ Fig 3.5
-
-SYNTHETIC_BOUNDS = (-2.0, 2.0)
-
-
-def synthetic_function(x: np.ndarray) -> np.ndarray:
-    """``f(x) = sin(3x) + 0.3 x²`` on [−2, 2] [spec ch2-3 §1.6, decide]."""
-    return np.sin(3 * x) + 0.3 * x**2
-
-
-def _fit_gp(x: np.ndarray, y: np.ndarray, seed: int) -> GPEIOptimizer:
-    low, high = SYNTHETIC_BOUNDS
-    space = Space("synthetic", (Real("x", low, high),))
-    optimizer = GPEIOptimizer(space, budget=len(x), rng=np.random.default_rng(seed))
-    for i, (xi, yi) in enumerate(zip(x, y, strict=True)):
-        optimizer.tell(Proposal(u=np.array([(xi - low) / (high - low)]), batch=i + 1), float(yi))
-    return optimizer
-
-
-def _integrated_mean(optimizer: GPEIOptimizer, u: np.ndarray, seed: int) -> np.ndarray:
-    """Sample-averaged latent posterior mean at ``u (m,)`` (same chain and sample count)."""
-    X, y = np.array(optimizer.X), np.array(optimizer.y)
-    hypers = optimizer.chain.copy().sample(X, y, optimizer.n_samples, np.random.default_rng(seed))
-    return GPPosterior(optimizer.kernel, X, y, hypers).mean(u[:, None]).mean(axis=0)
-
-
-def figure_3_5(n_points: int = 20, noise_sd: float = 0.1, seed: int = 0) -> Figure:
-    """Fig 3.5: noisy observations, GP posterior mean, and the three minimisers.
-
-    ``n_points`` x uniform in [−2, 2], y = f(x) + N(0, noise_sd²), all from ``seed``. Markers:
-    argmin of the observations (green), argmin of the integrated posterior mean
-    (``GPEIOptimizer.posterior_mean_argmin``, orange), true minimum (grey).
-    """
-    rng = np.random.default_rng(seed)
-    low, high = SYNTHETIC_BOUNDS
-    x = rng.uniform(low, high, n_points)
-    y = synthetic_function(x) + noise_sd * rng.standard_normal(n_points)
-    optimizer = _fit_gp(x, y, seed)
-    grid = np.linspace(low, high, 801)
-    mean = _integrated_mean(optimizer, (grid - low) / (high - low), seed)
-    x_pm = low + (high - low) * float(optimizer.posterior_mean_argmin("space")[0])
-    x_true = grid[np.argmin(synthetic_function(grid))]
-    best = int(np.argmin(y))
-
-    figure = Figure(figsize=(9, 4), layout="constrained")
-    ax = figure.add_subplot()
-    ax.plot(grid, synthetic_function(grid), "--", color="grey", label="true function")
-    ax.plot(x, y, "o", color="tab:green", ms=5, label="noisy observations")
-    ax.plot(grid, mean, color="tab:orange", label="GP posterior mean")
-    pm_value = float(np.interp(x_pm, grid, mean))
-    for xm, ym, colour, label in (
-        (x[best], y[best], "tab:green", "argmin of observations"),
-        (x_pm, pm_value, "tab:orange", "argmin of posterior mean"),
-        (x_true, synthetic_function(np.array(x_true)), "grey", "true minimum"),
-    ):
-        ax.plot(xm, ym, "x", color=colour, ms=12, mew=3, label=f"{label} (x = {xm:.2f})")
-    ax.set_xlabel("x")
-    ax.set_ylabel("f(x)")
-    ax.set_title(f"f(x) = sin(3x) + 0.3x², {n_points} points, noise sd {noise_sd}, seed {seed}")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax.grid(alpha=0.3)
+    axes[0].set_ylabel(ylabel)
+    shared_legend(figure, axes)
     return figure

@@ -4,33 +4,38 @@ Owns the step from the results files (README, "Results") to the tables ``analysi
 
 * :func:`load_outcomes` reads a consolidated folder (``outcomes.parquet``) or a sweep folder (its
   ``consolidated/`` when that is newer than every run file, else its ``runs/<part>/…`` files,
-  merged in memory as ``experiments.sweep.consolidate`` would);
+  merged in memory as the sweep's consolidation would; run files at any depth under ``runs/``;
+  a file that cannot be read is named in a warning, skipped, and listed in
+  ``frame.attrs[UNREADABLE]`` so that the report can say how many were left out);
 * :func:`final_outcomes` keeps each run's last iteration per method — the thesis's final model;
 * :func:`per_dataset_errors` and :func:`score_tables`: test error in % of that final model,
   mean (and std) over repetitions, one table per (protocol, part) [spec ch2-3 §3.1];
 * :func:`iteration_errors`, :func:`rank_curves`: the per-iteration errors and ranks of Fig 3.3
-  [spec §3.7, §7.13, §7.19]; :func:`gp_holdout_curves`: the incumbent's validation and test error
-  of ``gp`` with hold-out (Fig 3.1, claim C3.14);
+  (thesis §3.3.4, Fig 3.3);
 * :func:`dataset_sizes`: |D_TVS| from the catalog, by the rule of ``hpo.protocol`` [spec §3.8].
 """
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analysis import stats
-from analysis.claims import MAIN_METHODS, PM_METHODS, SIZE_BIN_EDGES
 from hpo.datasets import catalog
 from hpo.protocol import ProtocolSettings
 
 OUTCOME_COLUMNS = (
     "run_id", "method", "dataset", "protocol", "part", "repetition", "iteration", "budget",
     "incumbent_valid_loss", "incumbent_selection_loss", "test_error", "test_fit_limit_hit",
+    "experiment", "git_revision", "versions", "run_seconds", "finished_at",
 )  # fmt: skip
+PREDICTIONS = ".predictions.parquet"  # a run's predictions sidecar, not a run file
+UNREADABLE = "unreadable_files"  # ``DataFrame.attrs`` key: results files skipped, with the error
 PROTOCOLS = ("holdout", "cv5")
 PROTOCOL_LABELS = {"holdout": "hold-out", "cv5": "5-fold"}
 # The thesis's methods, each -pm after its run's method (Table 3.5's order); others follow.
@@ -56,7 +61,26 @@ def _read_columns(path: Path, wanted: tuple[str, ...], row_type: str | None) -> 
 
 
 def _run_files(runs_dir: Path) -> list[Path]:
-    return sorted(runs_dir.glob("*/*/*.parquet"))
+    """Every run file under ``runs_dir``, at any depth (``<part>/<dataset>/`` or ``<dataset>/``),
+    without the ``<stem>.predictions.parquet`` sidecars."""
+    return sorted(p for p in runs_dir.rglob("*.parquet") if not p.name.endswith(PREDICTIONS))
+
+
+def _part_of(path: Path, runs_dir: Path) -> str:
+    """``runs/<part>/<dataset>/file``: ``<part>``; a layout without a part level: ``main``."""
+    folders = path.relative_to(runs_dir).parts[:-1]
+    return folders[0] if len(folders) >= 2 else "main"
+
+
+def _read_run(path: Path, runs_dir: Path, unreadable: dict[str, str]) -> pd.DataFrame | None:
+    """The run's outcome rows, or None (and a warning naming the file) when it cannot be read."""
+    try:
+        frame = _read_columns(path, OUTCOME_COLUMNS, "outcome")
+    except (OSError, ValueError, pa.ArrowException) as error:  # truncated or not parquet
+        unreadable[str(path)] = f"{type(error).__name__}: {error}"
+        warnings.warn(f"skipping unreadable results file {path}: {error}", stacklevel=2)
+        return None
+    return frame.assign(part=_part_of(path, runs_dir))
 
 
 def _consolidated_is_current(folder: Path) -> bool:
@@ -67,15 +91,16 @@ def _consolidated_is_current(folder: Path) -> bool:
     return consolidated.stat().st_mtime >= newest_run
 
 
-def _from_runs(runs_dir: Path) -> pd.DataFrame:
-    """Outcome rows of every finished run under ``runs_dir/<part>/<dataset>/``, with ``part``."""
-    frames = [
-        _read_columns(path, OUTCOME_COLUMNS, "outcome").assign(part=path.parents[1].name)
-        for path in _run_files(runs_dir)
-    ]
+def _from_runs(runs_dir: Path) -> tuple[pd.DataFrame, dict[str, str]]:
+    """Outcome rows of every readable run file under ``runs_dir``, with ``part``; and the
+    unreadable files (path → error)."""
+    unreadable: dict[str, str] = {}
+    frames = [_read_run(path, runs_dir, unreadable) for path in _run_files(runs_dir)]
+    frames = [frame for frame in frames if frame is not None]
     if not frames:
-        raise FileNotFoundError(f"no finished runs under {runs_dir}")
-    return pd.concat(frames, ignore_index=True)
+        skipped = f" ({len(unreadable)} unreadable files skipped)" if unreadable else ""
+        raise FileNotFoundError(f"no finished runs under {runs_dir}{skipped}")
+    return pd.concat(frames, ignore_index=True), unreadable
 
 
 def load_outcomes(folder: str | Path) -> pd.DataFrame:
@@ -86,12 +111,13 @@ def load_outcomes(folder: str | Path) -> pd.DataFrame:
     ``test_error`` stays a fraction, as in the results files.
     """
     folder = Path(folder)
+    unreadable: dict[str, str] = {}
     if (folder / "outcomes.parquet").is_file():
         frame = _read_columns(folder / "outcomes.parquet", OUTCOME_COLUMNS, None)
     elif _consolidated_is_current(folder):
         frame = _read_columns(folder / "consolidated" / "outcomes.parquet", OUTCOME_COLUMNS, None)
     elif (folder / "runs").is_dir():
-        frame = _from_runs(folder / "runs")
+        frame, unreadable = _from_runs(folder / "runs")
     else:
         raise FileNotFoundError(
             f"{folder} holds neither outcomes.parquet, consolidated/outcomes.parquet nor runs/"
@@ -99,7 +125,9 @@ def load_outcomes(folder: str | Path) -> pd.DataFrame:
     if "part" not in frame.columns:
         frame["part"] = "main"
     types = {"iteration": "int64", "repetition": "int64", "part": "string"}
-    return frame.astype(types).reset_index(drop=True)
+    frame = frame.astype(types).reset_index(drop=True)
+    frame.attrs[UNREADABLE] = unreadable
+    return frame
 
 
 def default_report_dir(folder: str | Path) -> Path:
@@ -162,29 +190,6 @@ def complete(scores: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return present.drop(index=incomplete), list(incomplete)
 
 
-def thesis_experiment_tables(
-    tables: dict[ScoreKey, pd.DataFrame],
-) -> dict[ScoreKey, pd.DataFrame]:
-    """Score tables of the thesis's two experiments, keyed (protocol, "main" | "pm").
-
-    ``main``: the Table 3.1 methods of part ``main``. ``pm``: the Table 3.5 methods of part
-    ``pm``, or of part ``main`` when the results have no ``pm`` part (e.g. the ``medium``
-    profile runs gp-pm and gp-pm-r within ``main``). Tables with fewer than 2 methods are left out.
-    """
-    selected = {}
-    for protocol in PROTOCOLS:
-        for experiment, methods in (("main", MAIN_METHODS), ("pm", PM_METHODS)):
-            source = tables.get((protocol, experiment))
-            if source is None and experiment == "pm":
-                source = tables.get((protocol, "main"))
-            if source is None:
-                continue
-            columns = [m for m in methods if m in source.columns]
-            if len(columns) >= 2:
-                selected[(protocol, experiment)] = source[columns]
-    return selected
-
-
 # ------------------------------------------------------------------------------------- curves
 
 
@@ -232,20 +237,6 @@ def rank_curves(errors: pd.DataFrame, budget: int) -> pd.DataFrame:
     return pd.DataFrame(curves).T.rename_axis("iteration")
 
 
-def gp_holdout_curves(outcomes: pd.DataFrame, part: str = "main") -> pd.DataFrame:
-    """``gp`` with hold-out: mean over repetitions of the incumbent's errors in %.
-
-    Columns: dataset, iteration, test_error, valid_error (the input of claim C3.14 and Fig 3.1).
-    """
-    rows = outcomes[
-        (outcomes["method"] == "gp")
-        & (outcomes["protocol"] == "holdout")
-        & (outcomes["part"] == part)
-    ]
-    means = rows.groupby(["dataset", "iteration"])[["test_error", "incumbent_valid_loss"]].mean()
-    return means.mul(100.0).rename(columns={"incumbent_valid_loss": "valid_error"}).reset_index()
-
-
 # -------------------------------------------------------------------------------- dataset size
 
 
@@ -263,16 +254,3 @@ def dataset_sizes(datasets: list[str] | pd.Index) -> pd.Series:
         predefined = table.loc[name, "predefined_test"] == "yes"
         sizes[name] = n_rows if predefined else n_rows - int(round(test_frac * n_rows))
     return pd.Series(sizes, name="size_tvs", dtype=float)
-
-
-def ranks_by_size_bin(
-    scores: pd.DataFrame, sizes: pd.Series, labels: tuple[str, ...]
-) -> tuple[pd.DataFrame, pd.Series]:
-    """Average per-dataset rank (among all methods of ``scores``) per Fig 3.4 |D_TVS| bin.
-
-    Returns (bins × methods, datasets per bin); bins are ``analysis.claims.SIZE_BIN_EDGES``
-    (right-closed) named by ``labels``. Datasets of unknown size are left out.
-    """
-    bins = pd.cut(sizes.reindex(scores.index), SIZE_BIN_EDGES, right=True, labels=list(labels))
-    grouped = stats.per_dataset_ranks(scores).groupby(bins, observed=False)
-    return grouped.mean(), grouped.size()

@@ -1,4 +1,5 @@
-"""Tests of analysis.claims on synthetic score tables built so that every claim holds.
+"""Tests of the claims engine (analysis.claims) and the Chapter-3 catalogue on synthetic score
+tables built so that every claim holds.
 
 Scores are integer multiples of 1/1024 % so that all sums and differences are exact: a copy of a
 column shifted by ``TINY`` on k datasets differs from it on exactly those k datasets, and equal-size
@@ -14,16 +15,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.chapter3.claims import CLAIMS, CV5, HOLDOUT, MAIN, PM, claims_table
 from analysis.claims import (
-    CLAIMS,
-    CV5,
-    HOLDOUT,
-    MAIN,
+    MIN_DATASETS_FOR_NO_DIFFERENCE,
     NOT_EVALUATED,
     NOT_REPRODUCED,
-    PM,
     REPRODUCED,
-    claims_table,
+    no_significant_difference,
 )
 
 N_DATASETS = 48
@@ -236,3 +234,36 @@ def test_incomplete_table_gives_not_evaluated_instead_of_raising() -> None:
     table = claims_table({**tables, PM_HO: holes}, sizes, curves)
     assert table.loc["C3.15", "status"] == NOT_EVALUATED
     assert "not a complete score table" in table.loc["C3.15", "reason"]
+
+
+def test_two_sided_wilcoxon_needs_six_pairs_to_reject() -> None:
+    """The smallest exact two-sided p with n pairs is 2/2^n: above 0.05 for n = 5, below for 6."""
+    from scipy import stats as scipy_stats
+
+    def smallest_p(n: int) -> float:
+        return scipy_stats.wilcoxon(np.arange(1.0, n + 1), method="exact").pvalue
+
+    assert smallest_p(MIN_DATASETS_FOR_NO_DIFFERENCE - 1) > 0.05
+    assert smallest_p(MIN_DATASETS_FOR_NO_DIFFERENCE) < 0.05
+
+
+def test_no_difference_on_three_datasets_is_not_evaluated() -> None:
+    tables, sizes, curves = synthetic_inputs()
+    few = {key: table.iloc[:3] for key, table in tables.items()}
+    table = claims_table(few, sizes, curves)
+    for claim_id in ("C3.7", "C3.17", "C3.20"):  # only "... not significant" conditions
+        assert table.loc[claim_id, "status"] == NOT_EVALUATED
+        assert table.loc[claim_id, "reason"].startswith("cannot decide: ")
+        assert "at least 6 datasets" in table.loc[claim_id, "reason"]
+
+
+def test_no_difference_with_undefined_p_is_not_evaluated() -> None:
+    assert no_significant_difference(float("nan"), 40, 0.05) is None
+    assert no_significant_difference(0.5, MIN_DATASETS_FOR_NO_DIFFERENCE - 1, 0.05) is None
+    assert no_significant_difference(0.5, MIN_DATASETS_FOR_NO_DIFFERENCE, 0.05) is True
+    assert no_significant_difference(0.01, MIN_DATASETS_FOR_NO_DIFFERENCE, 0.05) is False
+    tables, sizes, curves = synthetic_inputs()
+    pm_holdout = tables[PM_HO].assign(**{"gp-pm": tables[PM_HO]["gp"]})  # every difference 0
+    table = claims_table({**tables, PM_HO: pm_holdout}, sizes, curves)
+    assert table.loc["C3.17", "status"] == NOT_EVALUATED
+    assert "gp-pm vs gp not significant [pm/HO]" in table.loc["C3.17", "reason"]

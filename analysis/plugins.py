@@ -1,0 +1,87 @@
+"""The chapter plug-ins: what a plug-in provides, the registry, and how a report picks one.
+
+A plug-in is one folder ``analysis/<name>/`` whose ``__init__.py`` defines ``PLUGIN``, a
+:class:`ChapterPlugin`; :data:`REGISTRY` names it (one line per chapter). The engine
+(``analysis.report``) loads the results, picks the plug-in, asks it for its sections, and adds
+what every report has: the overtuning section (with the plug-in's extras) and provenance.
+
+Picking: ``--chapter NAME`` if given; else the value of the results' ``experiment`` column when
+it names a registered plug-in; else the plug-in whose ``methods`` cover most of the results'
+methods. The report says which was chosen and why.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis.render import TableWriter
+
+# name -> module holding PLUGIN. A new chapter adds its folder and one line here.
+REGISTRY = {
+    "chapter3": "analysis.chapter3",
+}
+
+
+@dataclass
+class ReportContext:
+    """What a plug-in's sections read and where they write."""
+
+    source: Path
+    outcomes: pd.DataFrame
+    out_dir: Path
+    write: TableWriter
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ChapterPlugin:
+    """A chapter's report: its sections, the methods it knows, extras for the overtuning section.
+
+    ``sections(context)`` returns the chapter's Markdown sections, title first.
+    ``overtuning_extras(context, curves)`` (optional) returns Markdown appended to the engine's
+    overtuning section (figures, splits); ``curves`` is ``analysis.overtuning.overtuning_curves``.
+    """
+
+    name: str
+    methods: frozenset[str]
+    sections: Callable[[ReportContext], list[str]]
+    overtuning_extras: Callable[[ReportContext, pd.DataFrame], str] | None = None
+
+
+def get_plugin(name: str) -> ChapterPlugin:
+    """The registered plug-in ``name`` (ValueError naming the choices otherwise)."""
+    if name not in REGISTRY:
+        raise ValueError(f"unknown chapter {name!r}; registered: {', '.join(REGISTRY)}")
+    return importlib.import_module(REGISTRY[name]).PLUGIN
+
+
+def _named_experiment(outcomes: pd.DataFrame) -> str | None:
+    if "experiment" not in outcomes.columns:
+        return None
+    names = outcomes["experiment"].dropna().unique()
+    return str(names[0]) if len(names) == 1 else None
+
+
+def choose_plugin(
+    outcomes: pd.DataFrame, requested: str | None = None
+) -> tuple[ChapterPlugin, str]:
+    """The plug-in for ``outcomes`` and a sentence saying why it was chosen."""
+    if requested is not None:
+        return get_plugin(requested), f"plug-in `{requested}`: asked for with --chapter"
+    experiment = _named_experiment(outcomes)
+    if experiment in REGISTRY:
+        return get_plugin(experiment), f"plug-in `{experiment}`: the results' experiment column"
+    methods = set(outcomes["method"].unique())
+    overlap = {name: len(methods & get_plugin(name).methods) for name in REGISTRY}
+    best = max(overlap, key=overlap.get)
+    why = "unknown" if experiment is None else f"`{experiment}`, which has no plug-in"
+    return get_plugin(best), (
+        f"plug-in `{best}`: experiment {why}; its methods match {overlap[best]} of the "
+        f"{len(methods)} methods in the results"
+    )

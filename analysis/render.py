@@ -1,0 +1,131 @@
+"""Rendering every report shares: Markdown and LaTeX tables, CSV files, figure files.
+
+:class:`TableWriter` writes each table as ``tables/<name>.csv`` and ``.tex`` and returns its
+Markdown; :class:`FigureSet` saves figures (PNG + PDF) with the numbers they plot as CSV.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from analysis import figures
+
+MISSING = "missing"
+
+
+def markdown(frame: pd.DataFrame) -> str:
+    """A GitHub markdown table of ``frame`` (index as the first column, values as given; a
+    ``|`` inside a cell, as in ``|a − b| ≤ 0.3``, is escaped so that it does not split the cell)."""
+
+    def row(cells: list) -> str:
+        return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
+
+    lines = [row([frame.index.name or "", *frame.columns]), "|" + "---|" * (len(frame.columns) + 1)]
+    lines += [row([label, *values]) for label, values in frame.iterrows()]
+    return "\n".join(lines)
+
+
+_LATEX_REPLACEMENTS = (
+    ("\\", r"\textbackslash{}"),
+    ("&", r"\&"),
+    ("%", r"\%"),
+    ("_", r"\_"),
+    ("#", r"\#"),
+    ("−", "--"),
+    ("–", "--"),
+    ("·", r"$\cdot$"),
+    ("χ²", r"$\chi^2$"),
+    ("α", r"$\alpha$"),
+    ("≤", r"$\leq$"),
+    ("≥", r"$\geq$"),
+    ("×", r"$\times$"),
+    ("≈", r"$\approx$"),
+    ("ρ", r"$\rho$"),
+    ("→", r"$\to$"),
+    ("—", "---"),
+    ("…", r"\ldots{}"),
+)  # fmt: skip  (other Unicode is left to a UTF-8 LaTeX engine)
+
+
+def _latex_escape(text: object) -> str:
+    """Plain text (with markdown ``**bold**`` and a few symbols) as LaTeX."""
+    out = str(text)
+    for char, escaped in _LATEX_REPLACEMENTS:
+        out = out.replace(char, escaped)
+    return re.sub(r"\*\*(.+?)\*\*", r"\\textbf{\1}", out)
+
+
+def latex(frame: pd.DataFrame, caption: str) -> str:
+    """``frame`` as a LaTeX ``table`` with ``caption``."""
+    header = [str(frame.index.name or ""), *map(str, frame.columns)]
+    rows = [" & ".join(map(_latex_escape, header)) + r" \\ \hline"]
+    rows += [
+        " & ".join(map(_latex_escape, [label, *row])) + r" \\" for label, row in frame.iterrows()
+    ]
+    return "\n".join(
+        [
+            r"\begin{table}[ht]\centering\small",
+            rf"\caption{{{_latex_escape(caption)}}}",
+            r"\begin{tabular}{l" + "r" * len(frame.columns) + "}",
+            *rows,
+            r"\end{tabular}",
+            r"\end{table}",
+            "",
+        ]
+    )
+
+
+@dataclass
+class TableWriter:
+    """Writes each table as ``tables/<name>.csv`` and ``.tex``; returns its markdown."""
+
+    out_dir: Path
+
+    def __call__(
+        self, frame: pd.DataFrame, name: str, caption: str, data: pd.DataFrame | None = None
+    ) -> str:
+        """``data`` (default ``frame``) goes to the CSV; ``frame`` to LaTeX and markdown."""
+        tables = self.out_dir / "tables"
+        tables.mkdir(parents=True, exist_ok=True)
+        (frame if data is None else data).to_csv(tables / f"{name}.csv")
+        (tables / f"{name}.tex").write_text(latex(frame, caption))
+        return (
+            f"{markdown(frame)}\n\n*{caption}* "
+            f"([CSV](tables/{name}.csv), [LaTeX](tables/{name}.tex))\n"
+        )
+
+
+def format_number(value: float, digits: int = 2) -> str:
+    """``value`` with ``digits`` decimals; :data:`MISSING` for NaN."""
+    return MISSING if pd.isna(value) else f"{value:.{digits}f}"
+
+
+@dataclass
+class FigureSet:
+    """Figure files written and their markdown."""
+
+    out_dir: Path
+    markdown: list[str] = field(default_factory=list)
+
+    def add(
+        self, figure: Figure, name: str, caption: str, data: dict[str, pd.DataFrame] | None = None
+    ) -> None:
+        """Save ``figure``; ``data`` (plotted numbers, per protocol) goes to ``tables/``."""
+        figures.save(figure, self.out_dir / "figures", name)
+        links = [f"[PDF](figures/{name}.pdf)"]
+        for label, frame in (data or {}).items():
+            frame.to_csv(tables_dir(self.out_dir) / f"{name}_{label}.csv")
+            links.append(f"[data {label}](tables/{name}_{label}.csv)")
+        self.markdown.append(f"![{name}](figures/{name}.png)\n\n*{caption}* ({', '.join(links)})\n")
+
+
+def tables_dir(out_dir: Path) -> Path:
+    """``out_dir/tables``, created if needed."""
+    path = out_dir / "tables"
+    path.mkdir(parents=True, exist_ok=True)
+    return path

@@ -1,0 +1,43 @@
+"""Tests of analysis.plugins: which chapter plug-in a report picks, and why."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from analysis import plugins
+
+
+def outcomes(methods: list[str], experiment: object = None) -> pd.DataFrame:
+    frame = pd.DataFrame({"run_id": methods, "method": methods})
+    if experiment is not None:
+        frame["experiment"] = experiment
+    return frame
+
+
+def test_experiment_column_names_the_plugin() -> None:
+    plugin, why = plugins.choose_plugin(outcomes(["my-method"], "chapter3"))
+    assert plugin.name == "chapter3" and "experiment column" in why
+
+
+def test_unknown_or_absent_experiment_falls_back_to_matching_methods() -> None:
+    for experiment in (None, "demo"):
+        plugin, why = plugins.choose_plugin(outcomes(["gp", "rs", "new"], experiment))
+        assert plugin.name == "chapter3"
+        assert "match 2 of the 3 methods" in why
+
+
+def test_requested_chapter_wins_and_unknown_names_are_refused() -> None:
+    plugin, why = plugins.choose_plugin(outcomes(["x"], "demo"), "chapter3")
+    assert plugin.name == "chapter3" and "--chapter" in why
+    with pytest.raises(ValueError, match="registered: chapter3"):
+        plugins.get_plugin("chapter9")
+
+
+def test_analysis_imports_nothing_from_experiments() -> None:
+    from pathlib import Path
+
+    root = Path(plugins.__file__).parent
+    for path in root.rglob("*.py"):
+        text = path.read_text()
+        assert "from experiments" not in text and "import experiments" not in text, path
