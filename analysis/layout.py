@@ -57,9 +57,9 @@ def marker_path(run_path: Path) -> Path:
 
 
 def is_run_file(path: Path) -> bool:
-    """A finished run's results file (not a sidecar, a temporary file or a consolidated table)."""
+    """A results file below a runs folder (not a predictions sidecar, not a hidden temporary)."""
     name = path.name
-    return name.endswith(RUN_SUFFIX) and not name.endswith(PREDICTIONS_SUFFIX) and "__" in name
+    return name.endswith(RUN_SUFFIX) and not name.endswith(PREDICTIONS_SUFFIX) and name[0] != "."
 
 
 def run_files(folder: Path) -> list[Path]:

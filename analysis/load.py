@@ -25,7 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis import stats
+from analysis import layout, stats
 from hpo.datasets import catalog
 from hpo.protocol import ProtocolSettings
 
@@ -34,7 +34,6 @@ OUTCOME_COLUMNS = (
     "incumbent_valid_loss", "incumbent_selection_loss", "test_error", "test_fit_limit_hit",
     "experiment", "git_revision", "versions", "run_seconds", "finished_at",
 )  # fmt: skip
-PREDICTIONS = ".predictions.parquet"  # a run's predictions sidecar, not a run file
 UNREADABLE = "unreadable_files"  # ``DataFrame.attrs`` key: results files skipped, with the error
 PROTOCOLS = ("holdout", "cv5")
 PROTOCOL_LABELS = {"holdout": "hold-out", "cv5": "5-fold"}
@@ -62,8 +61,8 @@ def _read_columns(path: Path, wanted: tuple[str, ...], row_type: str | None) -> 
 
 def _run_files(runs_dir: Path) -> list[Path]:
     """Every run file under ``runs_dir``, at any depth (``<part>/<dataset>/`` or ``<dataset>/``),
-    without the ``<stem>.predictions.parquet`` sidecars."""
-    return sorted(p for p in runs_dir.rglob("*.parquet") if not p.name.endswith(PREDICTIONS))
+    without the predictions sidecars (:func:`analysis.layout.run_files`)."""
+    return layout.run_files(runs_dir)
 
 
 def _part_of(path: Path, runs_dir: Path) -> str:
@@ -84,10 +83,10 @@ def _read_run(path: Path, runs_dir: Path, unreadable: dict[str, str]) -> pd.Data
 
 
 def _consolidated_is_current(folder: Path) -> bool:
-    consolidated = folder / "consolidated" / "outcomes.parquet"
+    consolidated = folder / layout.CONSOLIDATED / "outcomes.parquet"
     if not consolidated.is_file():
         return False
-    newest_run = max((p.stat().st_mtime for p in _run_files(folder / "runs")), default=0.0)
+    newest_run = max((p.stat().st_mtime for p in _run_files(folder / layout.RUNS)), default=0.0)
     return consolidated.stat().st_mtime >= newest_run
 
 
@@ -115,9 +114,10 @@ def load_outcomes(folder: str | Path) -> pd.DataFrame:
     if (folder / "outcomes.parquet").is_file():
         frame = _read_columns(folder / "outcomes.parquet", OUTCOME_COLUMNS, None)
     elif _consolidated_is_current(folder):
-        frame = _read_columns(folder / "consolidated" / "outcomes.parquet", OUTCOME_COLUMNS, None)
-    elif (folder / "runs").is_dir():
-        frame, unreadable = _from_runs(folder / "runs")
+        consolidated = folder / layout.CONSOLIDATED / "outcomes.parquet"
+        frame = _read_columns(consolidated, OUTCOME_COLUMNS, None)
+    elif (folder / layout.RUNS).is_dir():
+        frame, unreadable = _from_runs(folder / layout.RUNS)
     else:
         raise FileNotFoundError(
             f"{folder} holds neither outcomes.parquet, consolidated/outcomes.parquet nor runs/"
@@ -133,9 +133,9 @@ def load_outcomes(folder: str | Path) -> pd.DataFrame:
 def default_report_dir(folder: str | Path) -> Path:
     """``<sweep>/report`` for a sweep folder or its ``consolidated/``; else ``<folder>/report``."""
     folder = Path(folder)
-    if folder.name == "consolidated":
+    if folder.name == layout.CONSOLIDATED:
         folder = folder.parent
-    return folder / "report"
+    return folder / layout.REPORT
 
 
 # ------------------------------------------------------------------------------ score tables

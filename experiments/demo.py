@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis import layout
 from analysis.stats import average_ranks
 from experiments.sweep import RESULTS_ROOT, consolidate, plan, run_sweep
 
@@ -23,7 +24,8 @@ def main(results_root: Path = RESULTS_ROOT, n_jobs: int = -1) -> int:
     runs = plan("demo", "default", results_root)
     print(f"demo: {len(runs)} runs (6 methods x 4 datasets x 2 repetitions, 60 evaluations each)")
     counts = run_sweep(runs, n_jobs=n_jobs)
-    paths = consolidate(runs, results_root / "demo" / "default" / "consolidated")
+    folder = layout.sweep_dir("demo", "default", results_root)
+    paths = consolidate(runs, folder / layout.CONSOLIDATED)
     outcomes = pd.read_parquet(paths["outcome"])
     final = outcomes[
         outcomes["iteration"] == outcomes.groupby("run_id")["iteration"].transform("max")
@@ -39,7 +41,7 @@ def main(results_root: Path = RESULTS_ROOT, n_jobs: int = -1) -> int:
     _explain_plateaus(pd.read_parquet(paths["trace"]))
     print(f"\nruns: {counts}; {time.perf_counter() - started:.0f} s")
     print(
-        f"results: {results_root / 'demo' / 'default'} (per-run files in runs/, merged in "
+        f"results: {folder} (per-run files in runs/, merged in "
         f"consolidated/outcomes.parquet and consolidated/traces.parquet)"
     )
     return 1 if counts["failed"] else 0

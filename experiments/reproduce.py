@@ -11,6 +11,7 @@ import argparse
 import sys
 import time
 
+from analysis import layout
 from experiments.config import UsageError
 from experiments.results import ensure_writable
 from experiments.sweep import RESULTS_ROOT, check_data, consolidate, plan, run_sweep
@@ -33,11 +34,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"{args.experiment}/{args.profile}: {len(runs)} runs")
     counts = run_sweep(runs, n_jobs=args.jobs, data_dir=args.data_dir)
-    sweep_dir = RESULTS_ROOT / args.experiment / args.profile
-    consolidate(runs, sweep_dir / "consolidated")
+    sweep_dir = layout.sweep_dir(args.experiment, args.profile)
+    consolidate(runs, sweep_dir / layout.CONSOLIDATED)
     from analysis.report import write_report
 
-    report = write_report(str(sweep_dir), None, None)
+    report = write_report(str(sweep_dir), None, None, chapter=args.experiment)
     minutes = (time.perf_counter() - started) / 60
     print(f"runs: {counts}; report: {report}; {minutes:.1f} min")
     return 1 if counts["failed"] else 0
