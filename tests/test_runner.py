@@ -167,3 +167,24 @@ def test_svm_validation_objective_is_the_runs_validation_loss() -> None:
     objective = svm_validation_objective("sklearn-breast-cancer", seed=3)
     for row in trace.itertuples():
         assert objective(np.array([row.u_C, row.u_gamma])) == row.valid_loss
+
+
+def test_results_appear_at_their_path_only_once_completely_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import experiments.results as results
+
+    spec = _spec(budget=2)
+    table = assemble(spec, *execute_run(spec), 0.0)
+    original = results.pq.write_table
+
+    def write_then_die(arrow, where, *args, **kwargs):  # a worker killed mid-write
+        original(arrow, where, *args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(results.pq, "write_table", write_then_die)
+    path = tmp_path / "run.parquet"
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(table, path, spec)
+    assert not path.exists()
+    assert list(tmp_path.iterdir()) == []
