@@ -1,0 +1,95 @@
+"""Per-module mutation scores from mutmut's results (``mutants/**/*.py.meta``): `make mutation`.
+
+Score = killed / (killed + survived + timeout + suspicious + segfault); mutants without a covering
+test ("no tests") count as survivors, since nothing in the suite would catch them. Run from the
+directory mutmut ran in; ``--survivors`` also lists every surviving mutant's name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from fnmatch import fnmatch
+from pathlib import Path
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10: pytest's own TOML reader
+    import tomli as tomllib
+
+KILLED = {1, 3, 37}  # pytest failed, pytest internal error (mutmut counts both), type check
+UNCHECKED = {None, 2, 34}  # not checked yet, interrupted, skipped
+
+
+def mutated_modules() -> list[str]:
+    return tomllib.loads(Path("pyproject.toml").read_text())["tool"]["mutmut"]["only_mutate"]
+
+
+def _metas(patterns: list[str]) -> list[tuple[str, Path]]:
+    found = []
+    for meta in sorted(Path("mutants").rglob("*.py.meta")):
+        module = str(meta.relative_to("mutants"))[: -len(".meta")]
+        if any(fnmatch(module, pattern) for pattern in patterns):
+            found.append((module, meta))
+    return found
+
+
+def sample(patterns: list[str], every: int) -> list[str]:
+    """Every ``every``-th mutant of each module, in sorted order (the same sample on any code
+    whose mutants have the same names)."""
+    names = []
+    for _, meta in _metas(patterns):
+        keys = sorted(json.loads(meta.read_text())["exit_code_by_key"])
+        names.extend(keys[::every])
+    return names
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--survivors", action="store_true", help="list the surviving mutants")
+    parser.add_argument(
+        "--sample",
+        type=int,
+        metavar="K",
+        help="print every K-th mutant name (sorted, per module) instead: a reproducible sample",
+    )
+    args = parser.parse_args(argv)
+    patterns = mutated_modules()
+    if args.sample:
+        print(" ".join(sample(patterns, args.sample)))
+        return 0
+    rows, survivors = [], []
+    total = Counter()
+    for module, meta in _metas(patterns):
+        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        counts = Counter()
+        for name, code in codes.items():
+            if code in UNCHECKED:
+                counts["unchecked"] += 1
+            elif code in KILLED:
+                counts["killed"] += 1
+            else:
+                counts["survived"] += 1
+                survivors.append(name)
+        total.update(counts)
+        rows.append((module, counts))
+    if not rows:
+        print("no mutmut results: run `mutmut run` first", file=sys.stderr)
+        return 1
+    print(f"{'module':40} {'killed':>7} {'survived':>8} {'unchecked':>9} {'score':>7}")
+    for module, counts in [*rows, ("total", total)]:
+        checked = counts["killed"] + counts["survived"]
+        score = f"{100 * counts['killed'] / checked:6.1f}%" if checked else "     -"
+        print(
+            f"{module:40} {counts['killed']:7d} {counts['survived']:8d} "
+            f"{counts['unchecked']:9d} {score:>7}"
+        )
+    if args.survivors:
+        print("\n".join(["", "surviving mutants:", *survivors]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
