@@ -1,8 +1,10 @@
 """Per-module mutation scores from mutmut's results (``mutants/**/*.py.meta``): `make mutation`.
 
-Score = killed / (killed + survived + timeout + suspicious + segfault); mutants without a covering
-test ("no tests") count as survivors, since nothing in the suite would catch them. Run from the
-directory mutmut ran in; ``--survivors`` also lists every surviving mutant's name.
+Score = (killed + timeout) / checked. A timeout (the mutant made the tests run past mutmut's limit,
+usually an endless loop) counts as caught, as in PIT and Stryker: CI's time limit would catch it.
+Mutants no test covers ("no tests") count as survivors. Run from the directory mutmut ran in;
+``--survivors`` also lists the surviving mutants' names, ``--sample K`` draws a reproducible
+1-in-K sample of mutant names for ``mutmut run``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ except ImportError:  # Python 3.10: pytest's own TOML reader
     import tomli as tomllib
 
 KILLED = {1, 3, 37}  # pytest failed, pytest internal error (mutmut counts both), type check
+TIMEOUT = {36, 24, -24, 152, 255}
+NO_TESTS = {5, 33}
 UNCHECKED = {None, 2, 34}  # not checked yet, interrupted, skipped
+COLUMNS = ("killed", "timeout", "survived", "no_tests", "unchecked")
 
 
 def mutated_modules() -> list[str]:
@@ -70,22 +75,22 @@ def main(argv: list[str] | None = None) -> int:
                 counts["unchecked"] += 1
             elif code in KILLED:
                 counts["killed"] += 1
+            elif code in TIMEOUT:
+                counts["timeout"] += 1
             else:
-                counts["survived"] += 1
+                counts["no_tests" if code in NO_TESTS else "survived"] += 1
                 survivors.append(name)
         total.update(counts)
         rows.append((module, counts))
     if not rows:
         print("no mutmut results: run `mutmut run` first", file=sys.stderr)
         return 1
-    print(f"{'module':40} {'killed':>7} {'survived':>8} {'unchecked':>9} {'score':>7}")
+    print(f"{'module':36}" + "".join(f"{c:>10}" for c in COLUMNS) + f"{'score':>8}")
     for module, counts in [*rows, ("total", total)]:
-        checked = counts["killed"] + counts["survived"]
-        score = f"{100 * counts['killed'] / checked:6.1f}%" if checked else "     -"
-        print(
-            f"{module:40} {counts['killed']:7d} {counts['survived']:8d} "
-            f"{counts['unchecked']:9d} {score:>7}"
-        )
+        caught = counts["killed"] + counts["timeout"]
+        checked = caught + counts["survived"] + counts["no_tests"]
+        score = f"{100 * caught / checked:7.1f}%" if checked else "       -"
+        print(f"{module:36}" + "".join(f"{counts[c]:10d}" for c in COLUMNS) + score)
     if args.survivors:
         print("\n".join(["", "surviving mutants:", *survivors]))
     return 0
