@@ -135,6 +135,13 @@ def test_method_incumbents_sequential_methods_answer_every_iteration() -> None:
     np.testing.assert_array_equal(got, [0, 1, 1])
 
 
+def test_method_incumbents_cma_methods_answer_only_at_generation_ends() -> None:
+    # the helper for analyses; runs apply the same mask in the runner (test_dataflow.py)
+    batch = [1, 1, 1, 2, 2]
+    got = method_incumbents("cma", [0.3, 0.1, 0.2, 0.4, 0.05], [np.nan] * 5, batch)
+    np.testing.assert_array_equal(got, [NO_ANSWER, NO_ANSWER, 1, NO_ANSWER, 4])
+
+
 def test_method_incumbents_refuses_posterior_mean() -> None:
     with pytest.raises(ValueError, match="posterior_mean_argmin"):
         method_incumbents("gp-pm", [0.1], [np.nan], [1])
