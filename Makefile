@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 PROFILE ?= smoke
 EXPERIMENT ?= chapter3
 
-.PHONY: install demo test test-slow lint data figures-chapter2 reproduce-chapter3 status bench clean
+.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 status bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,14 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -m slow
+
+# Mutation testing (docs/testing.md): hours on one core, not part of CI. MUTMUT_JOBS workers;
+# mutants of the modules in pyproject.toml's [tool.mutmut] only_mutate; prints a score per module.
+MUTMUT_JOBS ?= 1
+mutation: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[dev,mutation]'
+	$(VENV)/bin/mutmut run --max-children $(MUTMUT_JOBS) || true
+	$(PY) tools/mutation_score.py --survivors
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

@@ -205,3 +205,12 @@ def test_lockstep_lbfgsb_equals_scipy_minimize_per_start() -> None:
     runs.minimize(lambda Z: tuple(-a for a in acquisition.value_and_grad(Z)))
     np.testing.assert_array_equal(runs.n_iterations, [r.nit for r in expected])
     np.testing.assert_array_equal(runs.n_evaluations, [r.nfev for r in expected])
+
+
+def test_expected_improvement_is_taken_below_the_lowest_observed_loss() -> None:
+    optimizer = GPEIOptimizer(_space(2), 8, np.random.default_rng(0), **FAST)
+    losses = [0.9, 0.2, 0.5, 0.7, 0.35]  # median 0.5, mean 0.53, minimum 0.2
+    for loss in losses:
+        optimizer.tell(optimizer.ask(), loss)
+    optimizer.ask()
+    assert optimizer.last_acquisition.best_f == min(losses)

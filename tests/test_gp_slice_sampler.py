@@ -150,3 +150,32 @@ def test_joint_likelihood_survives_a_matrix_eigh_fails_on(monkeypatch: pytest.Mo
     monkeypatch.setattr(slice_sampler.SpectralLikelihood, "__init__", no_convergence)
     fallback = slice_sampler.joint_log_likelihood(corr, y)(0.3, 0.5, 1e-4)
     assert fallback == pytest.approx(expected, rel=1e-12)
+
+
+def test_horseshoe_noise_prior_and_lognormal_amp2_prior_values() -> None:
+    priors, y = SpearmintPriors(noise_scale=0.1, amp2_scale=1.0), np.array([0.1, 0.5])
+    for amp2, noise in [(1.0, 1e-3), (1.0, 0.5), (2.0, 1e-2)]:
+        expected = np.log(np.log1p((0.1 / noise) ** 2)) - 0.5 * np.log(amp2) ** 2
+        assert priors.log_joint(0.3, amp2, noise, y) == pytest.approx(expected, rel=1e-12)
+
+
+def test_chain_targets_likelihood_plus_priors_on_mean_amp2_noise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first slice-sampling target of a fresh chain is log p(y | mean, amp2, noise, ls = 1)
+    plus the horseshoe and log-normal priors (Spearmint's GPEIOptChooser)."""
+    import hpo.gp.slice_sampler as sampler
+
+    X, y = _gp_data()
+    kernel, priors = make_kernel("matern52"), SpearmintPriors()
+    targets = []
+    original = sampler.slice_sample
+    monkeypatch.setattr(
+        sampler, "slice_sample", lambda x, f, *a, **k: targets.append(f) or original(x, f, *a, **k)
+    )
+    HyperChain(kernel, priors, burnin=0).sample(X, y, 1, np.random.default_rng(0))
+    corr = kernel.gram(np.ones((1, 2)), kernel.gram_terms(X))[0]
+    likelihood = sampler.joint_log_likelihood(corr, y)
+    for theta in [(0.3, 0.05, 1e-3), (0.3, 0.05, 0.2), (0.25, 1.5, 1e-2)]:
+        expected = likelihood(*theta) + priors.log_joint(*theta, y)
+        assert targets[0](np.array(theta)) == pytest.approx(expected, rel=1e-9)

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from experiments.results import without_timing
-from experiments.sweep import consolidate, plan, run_sweep, status
+from experiments.sweep import consolidate, execute, plan, run_sweep, status
 
 REPO = Path(__file__).resolve().parents[1]
 SORT = ["run_id", "row_type", "method", "iteration"]
@@ -140,6 +140,13 @@ def test_status_command_exit_code_reports_failures(tmp_path: Path) -> None:
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0
     assert "18 runs: 0 done, 0 failed, 0 corrupt, 18 missing" in result.stdout
+    # one run fails (its error recorded by the sweep's own execute): status now exits with 1
+    run = plan("ci", "default", tmp_path)[3]
+    broken = dataclasses.replace(run.spec, optimizer_settings={"no_such_setting": 1})
+    assert execute(dataclasses.replace(run, spec=broken))[0] == "failed"
+    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert "18 runs: 0 done, 1 failed, 0 corrupt, 17 missing" in result.stdout
 
 
 def test_shared_runs_give_the_numbers_of_separate_runs(tmp_path: Path) -> None:

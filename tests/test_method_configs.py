@@ -1,0 +1,114 @@
+"""The 16 method configs (conf/optimizer/*.yaml) against the thesis's definitions, and which
+methods share one run in the Chapter-3 experiment.
+
+Definitions (Lévesque 2018, §3.3-3.4, Table 3.1; §3.4.1 for gp-pm / gp-pm-r): ``-r`` reshuffles
+the training/validation split every iteration (every generation for CMA-ES); ``-sel`` and the
+CMA-ES rules ``-pv`` (partial validation, Eq. 3.6), ``-bw`` (backwarding, Eq. 3.7) and ``-gv``
+(global validation, Eq. 3.8) hold out a selection split; ``-pm`` returns the minimiser of the GP
+posterior mean; every other method returns its best validation error.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+import yaml
+
+from experiments.compose import compose_run
+from experiments.config import CONF_DIR
+from experiments.sweep import plan
+from hpo.selection import METHOD_RULES
+
+# method: (family, reshuffle, selection split, rule)
+THESIS_METHODS = {
+    "grid": ("grid", False, False, "best_validation"),
+    "rs": ("rs", False, False, "best_validation"),
+    "gp": ("gp", False, False, "best_validation"),
+    "gp-r": ("gp", True, False, "best_validation"),
+    "gp-sel": ("gp", False, True, "best_selection"),
+    "gp-sel-r": ("gp", True, True, "best_selection"),
+    "gp-pm": ("gp", False, False, "posterior_mean"),
+    "gp-pm-r": ("gp", True, False, "posterior_mean"),
+    "cma": ("cma", False, False, "best_validation"),
+    "cma-r": ("cma", True, False, "best_validation"),
+    "cma-pv": ("cma", False, True, "partial_validation"),
+    "cma-pv-r": ("cma", True, True, "partial_validation"),
+    "cma-bw": ("cma", False, True, "backwarding"),
+    "cma-bw-r": ("cma", True, True, "backwarding"),
+    "cma-gv": ("cma", False, True, "global_validation"),
+    "cma-gv-r": ("cma", True, True, "global_validation"),
+}
+CONFIGS = sorted(p.stem for p in (CONF_DIR / "optimizer").glob("*.yaml"))
+
+
+def _method(config_name: str) -> str:
+    return config_name.replace("_", "-")
+
+
+def test_there_is_one_config_per_thesis_method_and_no_other() -> None:
+    assert sorted(_method(c) for c in CONFIGS) == sorted(THESIS_METHODS)
+
+
+@pytest.mark.parametrize("config_name", CONFIGS)
+def test_method_config_matches_the_thesis_definition(config_name: str) -> None:
+    method = _method(config_name)
+    family, reshuffle, selection_split, rule = THESIS_METHODS[method]
+    raw = yaml.safe_load(Path(CONF_DIR / "optimizer" / f"{config_name}.yaml").read_text())
+    assert raw["name"] == method
+    assert raw["rules"] == {method: rule}
+    # the run the command line builds from it (the composition path of run.py and sweeps)
+    spec = compose_run([f"optimizer={config_name}", "dataset=iris"])
+    assert spec.optimizer == family
+    assert spec.protocol.reshuffle is reshuffle
+    assert spec.protocol.selection_split is selection_split
+    assert dict(spec.rules) == {method: rule}
+    assert METHOD_RULES[method] == rule
+
+
+def _shared_runs(part: str, tmp_path: Path) -> dict[tuple, set[frozenset[str]]]:
+    """For each (protocol, dataset, repetition) of ``part``: the method sets of its runs."""
+    runs = defaultdict(set)
+    for run in plan("chapter3", "smoke", results_root=tmp_path):
+        if run.part == part:
+            key = (run.spec.protocol_name, run.spec.dataset, run.spec.repetition)
+            runs[key].add(frozenset(run.spec.rules))
+    return runs
+
+
+def test_chapter3_main_part_runs_each_method_once_and_cma_rules_share_their_run(
+    tmp_path: Path,
+) -> None:
+    expected = {
+        frozenset(group)
+        for group in (
+            ["grid"],
+            ["rs"],
+            ["gp"],
+            ["gp-sel"],
+            ["gp-r"],
+            ["gp-sel-r"],
+            ["cma"],
+            ["cma-r"],
+            ["cma-pv", "cma-bw", "cma-gv"],
+            ["cma-pv-r", "cma-bw-r", "cma-gv-r"],
+        )
+    }
+    runs = _shared_runs("main", tmp_path)
+    assert len(runs) == 5 * 2 * 2  # smoke: 5 datasets x {holdout, cv5} x 2 repetitions
+    for key, groups in runs.items():
+        assert groups == expected, key
+
+
+def test_chapter3_pm_part_reads_gp_pm_from_the_gp_runs(tmp_path: Path) -> None:
+    expected = {
+        frozenset(["grid"]),
+        frozenset(["rs"]),
+        frozenset(["gp", "gp-pm"]),
+        frozenset(["gp-r", "gp-pm-r"]),
+    }
+    runs = _shared_runs("pm", tmp_path)
+    assert len(runs) == 5 * 2 * 2
+    for key, groups in runs.items():
+        assert groups == expected, key
