@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.claims import CV5, HOLDOUT, MAIN, NOT_REPRODUCED, PM, REPRODUCED, claims_table
+from analysis.chapter3.claims import CV5, HOLDOUT, MAIN, PM, claims_table
+from analysis.claims import NOT_REPRODUCED, REPRODUCED
 
 DATASETS = [f"d{i:02d}" for i in range(30)]
 BASE = pd.Series(np.linspace(5.0, 35.0, len(DATASETS)), index=DATASETS)

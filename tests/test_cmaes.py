@@ -11,6 +11,7 @@ import pytest
 from experiments.spaces import load_space
 from hpo.optimizers import Proposal, make_optimizer
 from hpo.optimizers.cmaes import CMAESOptimizer
+from hpo.space import space_from_config
 
 OPTIMUM = np.array([0.3, 0.7])
 Loss = Callable[[np.ndarray], float]
@@ -136,24 +137,27 @@ def test_registry_builds_it_and_nothing_is_written(tmp_path, monkeypatch) -> Non
 
 def test_initial_step_size_is_0_3_in_the_unit_cube_as_configured_for_every_cma_method() -> None:
     from experiments.compose import compose_run
-    from hpo.space import get_space
 
-    assert CMAESOptimizer(svm_rbf_space(), 100, np.random.default_rng(0)).strategy.sigma0 == 0.3
+    assert (
+        CMAESOptimizer(load_space("svm_rbf"), 100, np.random.default_rng(0)).strategy.sigma0 == 0.3
+    )
     for method in ("cma", "cma_r", "cma_pv", "cma_bw_r"):  # spec ch2-3 §7.8: sigma0 = 0.3
         spec = compose_run([f"optimizer={method}", "dataset=iris"])
-        space = get_space(spec.space)
+        space = space_from_config(spec.space)
         rng = np.random.default_rng(0)
         built = make_optimizer(spec.optimizer, space, 100, rng, **spec.optimizer_settings)
         assert built.strategy.sigma0 == 0.3
 
 
 def test_pycma_seed_is_drawn_from_the_run_rng_never_zero_and_active_cma_is_off() -> None:
-    seeds = {CMAESOptimizer(svm_rbf_space(), 12, np.random.default_rng(s)).seed for s in range(5)}
+    seeds = {
+        CMAESOptimizer(load_space("svm_rbf"), 12, np.random.default_rng(s)).seed for s in range(5)
+    }
     assert len(seeds) == 5 and min(seeds) >= 1  # 0 would be pycma's "seed from the clock"
-    strategy = CMAESOptimizer(svm_rbf_space(), 12, np.random.default_rng(0)).strategy
+    strategy = CMAESOptimizer(load_space("svm_rbf"), 12, np.random.default_rng(0)).strategy
     assert strategy.opts["CMA_active"] is False  # DEAP's strategy has no negative weights
 
 
 def test_non_positive_sigma0_is_refused_with_its_value() -> None:
     with pytest.raises(ValueError, match="sigma0 must be > 0, got 0"):
-        CMAESOptimizer(svm_rbf_space(), 12, np.random.default_rng(0), sigma0=0)
+        CMAESOptimizer(load_space("svm_rbf"), 12, np.random.default_rng(0), sigma0=0)

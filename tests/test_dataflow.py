@@ -21,8 +21,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import hpo.learners
+import hpo.learners.registry
 from experiments.runner import RunSpec, execute_run
+from experiments.spaces import space_config
 from hpo.datasets import Dataset
 from hpo.optimizers import CLASSES
 from hpo.optimizers.bayes import GPEIOptimizer
@@ -78,9 +79,8 @@ def fits(monkeypatch: pytest.MonkeyPatch) -> list[Fit]:
     def factory(config, guard, seed, n_train):  # the learner registry's factory signature
         return RecordingModel(log, config)
 
-    # The one line that injects the learner. With the learner registry it becomes
-    # `monkeypatch.setitem(hpo.learners.LEARNERS, LEARNER, factory)` (or register_learner).
-    monkeypatch.setattr(hpo.learners, "make_estimator", lambda _name, *a, **k: factory(*a, **k))
+    # The one line that injects the learner into the registry, for this test only.
+    monkeypatch.setitem(hpo.learners.registry._FACTORIES, LEARNER, factory)
     return log
 
 
@@ -120,7 +120,7 @@ def _spec(protocol: ProtocolSettings, optimizer: str = "rs", **overrides) -> Run
         optimizer=optimizer,
         rules={"m": "best_selection" if protocol.selection_split else "best_validation"},
         protocol=protocol,
-        learner=LEARNER,
+        space={**space_config("svm_rbf"), "learner": LEARNER},
         budget=8,
     )
     values.update(overrides)

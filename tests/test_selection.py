@@ -163,14 +163,15 @@ def test_malformed_traces_are_refused(valid, selection, batch, message) -> None:
 
 def test_method_rules_table_is_the_rules_of_the_method_configs_runs_are_built_from() -> None:
     """METHOD_RULES (behind rule_for_method / method_incumbents, which runs never call) says
-    what conf/optimizer/*.yaml, which runs are built from, says; one entry per thesis method."""
+    what conf/optimizer/*.yaml, which runs are built from, says; one entry per Chapter-3 method
+    (the configs of later chapters are checked in test_method_configs.py)."""
     from experiments.config import CONF_DIR
 
     configured = {}
     for path in (CONF_DIR / "optimizer").glob("*.yaml"):
         configured.update(yaml.safe_load(path.read_text())["rules"])
-    assert configured == METHOD_RULES
-    assert {rule_for_method(method) for method in configured} == set(RULES) | {"posterior_mean"}
+    assert METHOD_RULES.items() <= configured.items()
+    assert {rule_for_method(method) for method in METHOD_RULES} == set(RULES) | {"posterior_mean"}
     assert len(METHOD_RULES) == 16  # 14 methods of Table 3.1 + gp-pm, gp-pm-r
 
 
