@@ -22,8 +22,8 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest
 
-test-slow: $(STAMP)
-	$(PY) -m pytest -m slow
+test-slow: $(STAMP)  # pytest exits 5 when no test is marked slow: that is not a failure
+	$(PY) -m pytest -m slow || test $$? -eq 5
 
 # Mutation testing (docs/testing.md): hours on one core, not part of CI. MUTMUT_JOBS workers;
 # mutants of the modules in pyproject.toml's [tool.mutmut] only_mutate; prints a score per module.
