@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.chapter3.claims import CV5, HOLDOUT, MAIN, PM, claims_table
-from analysis.claims import NOT_REPRODUCED, REPRODUCED
+from analysis.chapter3.claims import CV5, HOLDOUT, MAIN, MAIN_METHODS, PM, claims_table
+from analysis.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED
 
 DATASETS = [f"d{i:02d}" for i in range(30)]
 BASE = pd.Series(np.linspace(5.0, 35.0, len(DATASETS)), index=DATASETS)
@@ -93,3 +93,24 @@ def test_claim_is_reproduced_when_every_condition_holds(claim_id: str) -> None:
 def test_each_condition_alone_makes_the_claim_not_reproduced(claim_id: str, condition: str) -> None:
     row = claims_table(**CASES[claim_id][1][condition]).loc[claim_id]
     assert (row["status"], row["reason"]) == (NOT_REPRODUCED, f"fails: {condition}")
+
+
+def test_a_pattern_claim_whose_table_lacks_an_opponent_is_not_evaluated() -> None:
+    # C3.19: gp-r against grid, rs, gp and gp-pm in the posterior-mean experiment; no gp-pm here
+    pm = table(gp_r=better(30), grid=BASE, rs=BASE, gp=BASE)
+    row = claims_table({(HOLDOUT, PM): pm, (CV5, PM): pm}).loc["C3.19"]
+    assert row["status"] == NOT_EVALUATED and "gp-pm" in row["reason"]
+
+
+def test_our_value_states_ranks_and_the_signed_count_with_its_p_value() -> None:
+    row = claims_table(**c3_1(better(30))).loc["C3.1"]
+    assert row["our_value"] == "R 1.00 vs 2.00; gp-r vs gp +30* (p=4.32e-08)"
+
+
+def test_size_bin_claim_without_a_datasets_size_is_not_evaluated() -> None:
+    every = pd.DataFrame({m: BASE for m in MAIN_METHODS})
+    tables = {(HOLDOUT, MAIN): every, (CV5, MAIN): every}
+    sizes = pd.Series(np.linspace(50, 3000, len(DATASETS)), index=DATASETS)
+    for unsized in (sizes.drop(DATASETS[0]), sizes.where(sizes.index != DATASETS[0])):  # NaN
+        row = claims_table(tables, dataset_sizes=unsized).loc["C3.13"]
+        assert row["status"] == NOT_EVALUATED and "no |D_TVS| for 1 datasets" in row["reason"]
