@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from experiments.spaces import load_space
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.grid import GridSearch
-from hpo.space import svm_rbf_space
 
 
 def _all(optimizer: GridSearch) -> list:
@@ -20,7 +20,7 @@ def _all(optimizer: GridSearch) -> list:
 
 
 def test_budget_100_is_the_10_by_10_logspace_grid_of_c_and_gamma() -> None:
-    space = svm_rbf_space()
+    space = load_space("svm_rbf")
     proposals = _all(make_optimizer("grid", space, 100, np.random.default_rng(0)))
     assert [p.batch for p in proposals] == list(range(1, 101))
     configs = [space.decode(p.u) for p in proposals]
@@ -31,14 +31,14 @@ def test_budget_100_is_the_10_by_10_logspace_grid_of_c_and_gamma() -> None:
 
 
 def test_smaller_budget_takes_the_largest_grid_that_fits_and_stops_there() -> None:
-    proposals = _all(GridSearch(svm_rbf_space(), 30, np.random.default_rng(0)))
+    proposals = _all(GridSearch(load_space("svm_rbf"), 30, np.random.default_rng(0)))
     assert len(proposals) == 25  # 5 x 5
     axis = sorted({float(p.u[0]) for p in proposals})
     np.testing.assert_allclose(axis, np.linspace(0, 1, 5))
 
 
 def test_order_is_a_random_permutation_by_default_and_row_major_without_shuffle() -> None:
-    space = svm_rbf_space()
+    space = load_space("svm_rbf")
     first = [p.u.tolist() for p in _all(GridSearch(space, 9, np.random.default_rng(0)))]
     other = [p.u.tolist() for p in _all(GridSearch(space, 9, np.random.default_rng(1)))]
     plain = [
@@ -49,7 +49,7 @@ def test_order_is_a_random_permutation_by_default_and_row_major_without_shuffle(
 
 
 def test_exhausted_grid_raises_stop_iteration() -> None:
-    grid = GridSearch(svm_rbf_space(), 4, np.random.default_rng(0))
+    grid = GridSearch(load_space("svm_rbf"), 4, np.random.default_rng(0))
     assert len(_all(grid)) == 4
     with pytest.raises(StopIteration, match="grid exhausted"):
         grid.ask()
