@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ MAX_ARRAY_SIZE = 1001  # SLURM's default MaxArraySize
 COST_BUDGET = 100  # evaluations the cost table's seconds refer to
 TIMEOUT_MARGIN = 3.0  # a shard's timeout: this many times its estimate (bin means understate)
 BASE_MEMORY_GB = 0.5  # interpreter, libraries, one dataset
+MEMORY_SETTINGS = ["distance_cache_mb", "cache_size_mb"]  # fit guard settings memory depends on
 GRAM_FOLDS = 5  # squared-distance matrices a 5-fold run keeps (one per fold)
 
 
@@ -57,6 +59,16 @@ def dataset_sizes(names: Sequence[str]) -> dict[str, int]:
 
 
 # --------------------------------------------------------------------------- cost table
+
+
+def costs_provenance(path: Path = COSTS_FILE) -> str:
+    """Where the cost table comes from: the benchmark's command, date and own projection."""
+    table = json.loads(Path(path).read_text())
+    return (
+        f"run costs: {Path(path).name}, measured {table.get('measured', '?')} by "
+        f"`{table.get('command', '?')}` (its projection for chapter3/paper: "
+        f"{table.get('projected_core_hours', float('nan')):,.1f} core-hours)"
+    )
 
 
 def load_costs(path: Path = COSTS_FILE) -> pd.Series:
@@ -102,22 +114,23 @@ def run_seconds(runs: pd.DataFrame, costs: pd.Series) -> np.ndarray:
     return seconds * runs["budget"].to_numpy() / COST_BUDGET
 
 
-def memory_gb(tvs: int, distance_cache_mb: float, libsvm_cache_mb: float) -> float:
-    """A run's peak memory bound: interpreter and data, the kept squared distances (at most
-    ``distance_cache_mb``), one Gram buffer and libsvm's kernel cache (docs/performance.md)."""
-    matrix_mb = tvs**2 * 8 / 2**20
+def memory_gb(train_rows: int, distance_cache_mb: float, libsvm_cache_mb: float) -> float:
+    """A run's peak memory bound for training sets of at most ``train_rows`` rows: interpreter
+    and data, the kept squared distances (at most ``distance_cache_mb``), one Gram buffer and
+    libsvm's kernel cache (docs/performance.md)."""
+    matrix_mb = train_rows**2 * 8 / 2**20
     distances_mb = min(distance_cache_mb, GRAM_FOLDS * matrix_mb)
     return BASE_MEMORY_GB + (distances_mb + matrix_mb + libsvm_cache_mb) / 1024
 
 
 def estimate(runs: pd.DataFrame, costs: pd.Series, n_shards: int) -> Estimate:
-    """The estimate for ``runs`` (one row per run: family, protocol, bin, budget, tvs,
+    """The estimate for ``runs`` (one row per run: family, protocol, bin, budget, train_rows,
     distance_cache_mb, cache_size_mb), sharded as ``run.py`` does (shard i: runs i, i+k, ...)."""
     seconds = run_seconds(runs, costs)
     shard_seconds = np.bincount(np.arange(len(runs)) % n_shards, seconds, minlength=n_shards)
     memory = max(
-        memory_gb(row.tvs, row.distance_cache_mb, row.cache_size_mb)
-        for row in runs.drop_duplicates(["tvs", "distance_cache_mb", "cache_size_mb"]).itertuples()
+        memory_gb(row.train_rows, row.distance_cache_mb, row.cache_size_mb)
+        for row in runs.drop_duplicates(["train_rows", *MEMORY_SETTINGS]).itertuples()
     )
     return Estimate(
         n_runs=len(runs),
@@ -138,11 +151,13 @@ def runs_table(runs: Sequence[Any]) -> pd.DataFrame:
             "protocol": [run.spec.protocol_name for run in runs],
             "budget": [run.spec.budget for run in runs],
             "tvs": [sizes[run.spec.dataset] for run in runs],
-            "distance_cache_mb": [run.spec.fit_guard.distance_cache_mb for run in runs],
-            "cache_size_mb": [run.spec.fit_guard.cache_size_mb for run in runs],
+            "train_cap": [run.spec.protocol.train_cap or 0 for run in runs],
+            **{key: [getattr(run.spec.fit_guard, key) for run in runs] for key in MEMORY_SETTINGS},
         }
     )
     table["bin"] = size_bin(table["tvs"].to_numpy())
+    capped = table["train_cap"].where(table["train_cap"] > 0, table["tvs"])
+    table["train_rows"] = table["tvs"].clip(upper=capped)  # the protocol's training cap
     return table
 
 
@@ -170,16 +185,16 @@ def array_warning(n_runs: int, n_shards: int, max_array_size: int) -> str | None
 
 
 def report(name: str, profile: str, estimate: Estimate, max_array_size: int) -> list[str]:
-    """The lines ``cost`` prints."""
+    """The lines ``cost`` prints (the array warning apart)."""
     e = estimate
     per_shard = math.ceil(e.n_runs / e.n_shards)
     lines = [
         f"{name}/{profile}: {e.n_runs} runs in {e.n_shards} shards (up to {per_shard} runs each)",
         f"job array: {e.n_shards} jobs (MaxArraySize {max_array_size})",
-        f"estimated cost: {e.core_hours:,.1f} core-hours "
+        f"estimated cost: {e.core_hours:,.2f} core-hours "
         f"(from {COSTS_FILE.name}: mean run cost per family, protocol and size bin)",
         f"longest shard: {e.longest_shard_hours:,.2f} h; longest run: "
-        f"{60 * e.longest_run_hours:,.1f} min",
+        f"{60 * e.longest_run_hours:,.2f} min",
         f"memory per job: {e.memory_gb:.1f} GB at most -> mem_gb={e.suggested_mem_gb}",
         f"suggested: hydra.launcher.timeout_min={e.suggested_timeout_min} "
         f"({TIMEOUT_MARGIN:g}x the longest shard) hydra.launcher.mem_gb={e.suggested_mem_gb}",
@@ -188,8 +203,7 @@ def report(name: str, profile: str, estimate: Estimate, max_array_size: int) -> 
         f"hydra.launcher.timeout_min={e.suggested_timeout_min} "
         f"hydra.launcher.mem_gb={e.suggested_mem_gb}",
     ]
-    warning = array_warning(e.n_runs, e.n_shards, max_array_size)
-    return lines + ([warning] if warning else [])
+    return lines
 
 
 def print_cost(
@@ -208,6 +222,10 @@ def print_cost(
     for line in report(name, profile, estimate(table, load_costs(costs_file), n_shards),
                        max_array_size):  # fmt: skip
         print(line)
+    print(costs_provenance(costs_file))
+    warning = array_warning(len(runs), n_shards, max_array_size)
+    if warning:
+        print(warning, file=sys.stderr)
     return 0
 
 
