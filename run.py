@@ -20,6 +20,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
+from experiments.cluster import check_launcher_overrides, check_shards
 from experiments.config import UsageError, boolean, check_overrides, spec_from_config
 from experiments.results import run_filename
 from experiments.single import prepare, run_and_save, summarize
@@ -69,6 +70,8 @@ def main(cfg: DictConfig) -> None:
 if __name__ == "__main__":
     try:
         check_overrides(sys.argv[1:])
+        check_shards(sys.argv[1:])
+        check_launcher_overrides(sys.argv[1:])
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)

@@ -12,7 +12,8 @@ Projection: each run's cost is measured at ``--budget`` evaluations and extended
 scale linearly with the number of evaluations; the optimizer's later steps are extrapolated from
 the trend of its measured step times (a GP step grows with the number of observations); the final
 retrainings are few and counted as measured. Each of the 118 datasets takes the mean per-run cost
-of its bin's sample.
+of its bin's sample. The per-run records of ``--json`` are the cost table that
+``python -m experiments.sweep cost`` sizes cluster jobs with (``benchmarks/throughput_costs.json``).
 
     python benchmarks/throughput.py [--budget 30] [--json FILE] [--quick] [--fit-guard K=V ...]
 
@@ -29,18 +30,19 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
+from experiments.cluster import size_bin, tvs_size  # noqa: E402
 from experiments.compose import compose_config, compose_run  # noqa: E402
 from experiments.runner import execute_run  # noqa: E402
 from hpo.datasets import catalog, load_dataset  # noqa: E402
 
 THESIS_CORE_HOURS = 9.8 * 24 * 64  # thesis §3.3: 9.8 days on 64 cores
-SIZE_BINS = (0, 133, 455, 1403, 10**6)  # Fig 3.4 bins of |D_TVS| (spec ch2-3 §3.8)
 # Distinct runs per (dataset, protocol) in the paper profile, by family:
 # main part, 20 repetitions: grid, rs, 4 GP runs (gp, gp-sel, gp-r, gp-sel-r), 4 CMA-ES runs;
 # posterior-mean part, 10 repetitions: grid, rs, gp, gp-r.
@@ -49,17 +51,11 @@ METHODS = {"grid": "grid", "rs": "rs", "gp": "gp", "cma": "cma"}
 BURN_IN = 5  # steps left out of the step-time trend (Sobol start, slice-sampler burn-in)
 
 
-def tvs_size(entry: pd.Series) -> int:
-    """|D_TVS|: the training file when a test file is predefined, else 2/3 of the data."""
-    n = int(entry["n_rows"])
-    return n if entry["predefined_test"] == "yes" else n - int(round(n / 3))
-
-
 def thesis_datasets() -> pd.DataFrame:
     table = catalog()
     table = table[table["in_thesis_118"] == "yes"].copy()
     table["tvs"] = table.apply(tvs_size, axis=1)
-    table["bin"] = np.digitize(table["tvs"], SIZE_BINS[1:-1], right=True)
+    table["bin"] = size_bin(table["tvs"])
     return table
 
 
@@ -179,6 +175,8 @@ def main() -> None:
         with open(args.json, "w") as handle:
             json.dump(
                 {
+                    "command": " ".join(["python", *sys.argv]),
+                    "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                     "fits_per_core_s": fits_per_core_s,
                     "projected_core_hours": core_hours,
                     "optimizer_share": overhead_share,

@@ -17,6 +17,7 @@ Command line::
     python -m experiments.sweep run chapter3 --profile smoke [--jobs N] [--shard i --n-shards k]
     python -m experiments.sweep status chapter3 --profile smoke
     python -m experiments.sweep consolidate chapter3 --profile smoke
+    python -m experiments.sweep cost chapter3 --profile paper --n-shards 500  # before a cluster job
 """
 
 from __future__ import annotations
@@ -444,7 +445,7 @@ def _main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("command", choices=["run", "status", "consolidate", "plan"])
+    parser.add_argument("command", choices=["run", "status", "consolidate", "plan", "cost"])
     parser.add_argument("experiment")
     parser.add_argument("--profile", default=None, help="default: the experiment's first")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1 = all cores)")
@@ -453,11 +454,18 @@ def _main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results-root", type=Path, default=RESULTS_ROOT)
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--max-memory-gb", type=float, default=None)
+    parser.add_argument("--max-array-size", type=int, default=1001, help="cost: SLURM's limit")
     args = parser.parse_args(argv)
     try:
         if not 0 <= args.shard < args.n_shards:
             raise UsageError(f"shard must be in [0, {args.n_shards}), got {args.shard}")
         runs = plan(args.experiment, args.profile, args.results_root, args.data_dir)
+        if args.command == "cost":  # the whole sweep, as a cluster submission of n_shards jobs
+            from experiments.cluster import print_cost
+
+            name = runs[0].path.parents[3].parent.name if runs else args.experiment
+            profile = runs[0].path.parents[3].name if runs else args.profile
+            return print_cost(name, profile, runs, args.n_shards, args.max_array_size)
         runs = runs[args.shard :: args.n_shards]
         if args.command == "plan":
             print(status(runs).drop(columns="error").to_string(index=False))

@@ -1,0 +1,295 @@
+"""Sizing a cluster submission before making it, and checking its launcher settings.
+
+``python -m experiments.sweep cost <experiment> --profile P --n-shards K`` prints what
+``python run.py -m experiment=<experiment> profile=P n_shards=K 'shard=range(0,K)'
+hydra/launcher=slurm`` would submit: runs, shards, the job array's size, the estimated
+core-hours, memory per job and a suggested ``timeout_min`` per shard.
+
+Run costs come from the throughput benchmark (``benchmarks/throughput.py --json``), checked in as
+``benchmarks/throughput_costs.json``: the mean seconds of a run at 100 evaluations per optimizer
+family, protocol and |D_TVS| size bin (the bins of thesis Fig 3.4). A run's estimate is its
+cell's mean scaled linearly to the run's budget, so the paper profile's estimate is the
+benchmark's projection recomputed run by run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from experiments.config import CONF_DIR, UsageError
+from hpo.datasets import catalog, resolve_name
+
+COSTS_FILE = Path(__file__).resolve().parents[1] / "benchmarks" / "throughput_costs.json"
+SIZE_BINS = (0, 133, 455, 1403, 10**6)  # Fig 3.4 bins of |D_TVS| (thesis §3.4)
+MAX_ARRAY_SIZE = 1001  # SLURM's default MaxArraySize
+COST_BUDGET = 100  # evaluations the cost table's seconds refer to
+TIMEOUT_MARGIN = 3.0  # a shard's timeout: this many times its estimate (bin means understate)
+BASE_MEMORY_GB = 0.5  # interpreter, libraries, one dataset
+MEMORY_SETTINGS = ["distance_cache_mb", "cache_size_mb"]  # fit guard settings memory depends on
+GRAM_FOLDS = 5  # squared-distance matrices a 5-fold run keeps (one per fold)
+
+
+# --------------------------------------------------------------------------- size bins
+
+
+def tvs_size(entry: Mapping[str, Any]) -> int:
+    """|D_TVS|: the training file when a test file is predefined, else 2/3 of the data."""
+    n = int(entry["n_rows"])
+    return n if entry["predefined_test"] == "yes" else n - int(round(n / 3))
+
+
+def size_bin(tvs: int | np.ndarray) -> int | np.ndarray:
+    """The Fig 3.4 size bin (0-3) of |D_TVS|."""
+    return np.digitize(tvs, SIZE_BINS[1:-1], right=True)
+
+
+def dataset_sizes(names: Sequence[str]) -> dict[str, int]:
+    """|D_TVS| of each dataset, from the catalog (no data is read)."""
+    table = catalog().set_index("name", drop=False)
+    return {name: tvs_size(table.loc[resolve_name(name)]) for name in set(names)}
+
+
+# --------------------------------------------------------------------------- cost table
+
+
+def costs_provenance(path: Path = COSTS_FILE) -> str:
+    """Where the cost table comes from: the benchmark's command, date and own projection."""
+    table = json.loads(Path(path).read_text())
+    return (
+        f"run costs: {Path(path).name}, measured {table.get('measured', '?')} by "
+        f"`{table.get('command', '?')}` (its projection for chapter3/paper: "
+        f"{table.get('projected_core_hours', float('nan')):,.1f} core-hours)"
+    )
+
+
+def load_costs(path: Path = COSTS_FILE) -> pd.Series:
+    """Mean seconds per run at 100 evaluations, indexed by (family, protocol, bin), from the
+    throughput benchmark's ``--json`` output (its per-run records)."""
+    try:
+        records = pd.DataFrame(json.loads(Path(path).read_text())["runs"])
+    except (OSError, ValueError, KeyError) as err:
+        raise UsageError(f"cannot read the run-cost table {path}: {err}") from err
+    sizes = dataset_sizes(list(records["dataset"]))
+    records["bin"] = size_bin(records["dataset"].map(sizes).to_numpy())
+    return records.groupby(["family", "protocol", "bin"])["run_s_at_100"].mean()
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a submission of ``runs`` cut into ``n_shards`` shards would cost."""
+
+    n_runs: int
+    n_shards: int
+    core_hours: float
+    longest_shard_hours: float
+    longest_run_hours: float
+    memory_gb: float
+
+    @property
+    def suggested_timeout_min(self) -> int:
+        return max(10, math.ceil(self.longest_shard_hours * 60 * TIMEOUT_MARGIN / 10) * 10)
+
+    @property
+    def suggested_mem_gb(self) -> int:
+        return math.ceil(self.memory_gb * 1.25)
+
+
+def run_seconds(runs: pd.DataFrame, costs: pd.Series) -> np.ndarray:
+    """Estimated seconds of each run (columns family, protocol, bin, budget); a cell the table
+    lacks raises :class:`UsageError`."""
+    keys = pd.MultiIndex.from_frame(runs[["family", "protocol", "bin"]])
+    seconds = costs.reindex(keys).to_numpy()
+    if np.isnan(seconds).any():
+        missing = sorted(set(keys[np.isnan(seconds)]))
+        raise UsageError(f"the run-cost table has no cost for (family, protocol, bin) {missing}")
+    return seconds * runs["budget"].to_numpy() / COST_BUDGET
+
+
+def memory_gb(train_rows: int, distance_cache_mb: float, libsvm_cache_mb: float) -> float:
+    """A run's peak memory bound for training sets of at most ``train_rows`` rows: interpreter
+    and data, the kept squared distances (at most ``distance_cache_mb``), one Gram buffer and
+    libsvm's kernel cache (docs/performance.md)."""
+    matrix_mb = train_rows**2 * 8 / 2**20
+    distances_mb = min(distance_cache_mb, GRAM_FOLDS * matrix_mb)
+    return BASE_MEMORY_GB + (distances_mb + matrix_mb + libsvm_cache_mb) / 1024
+
+
+def estimate(runs: pd.DataFrame, costs: pd.Series, n_shards: int) -> Estimate:
+    """The estimate for ``runs`` (one row per run: family, protocol, bin, budget, train_rows,
+    distance_cache_mb, cache_size_mb), sharded as ``run.py`` does (shard i: runs i, i+k, ...)."""
+    seconds = run_seconds(runs, costs)
+    shard_seconds = np.bincount(np.arange(len(runs)) % n_shards, seconds, minlength=n_shards)
+    memory = max(
+        memory_gb(row.train_rows, row.distance_cache_mb, row.cache_size_mb)
+        for row in runs.drop_duplicates(["train_rows", *MEMORY_SETTINGS]).itertuples()
+    )
+    return Estimate(
+        n_runs=len(runs),
+        n_shards=n_shards,
+        core_hours=float(seconds.sum()) / 3600,
+        longest_shard_hours=float(shard_seconds.max()) / 3600,
+        longest_run_hours=float(seconds.max()) / 3600,
+        memory_gb=memory,
+    )
+
+
+def runs_table(runs: Sequence[Any]) -> pd.DataFrame:
+    """One row per planned run (``experiments.sweep.PlannedRun``) with what its cost depends on."""
+    sizes = dataset_sizes([run.spec.dataset for run in runs])
+    table = pd.DataFrame(
+        {
+            "family": [run.spec.optimizer for run in runs],
+            "protocol": [run.spec.protocol_name for run in runs],
+            "budget": [run.spec.budget for run in runs],
+            "tvs": [sizes[run.spec.dataset] for run in runs],
+            "train_cap": [run.spec.protocol.train_cap or 0 for run in runs],
+            **{key: [getattr(run.spec.fit_guard, key) for run in runs] for key in MEMORY_SETTINGS},
+        }
+    )
+    table["bin"] = size_bin(table["tvs"].to_numpy())
+    capped = table["train_cap"].where(table["train_cap"] > 0, table["tvs"])
+    table["train_rows"] = table["tvs"].clip(upper=capped)  # the protocol's training cap
+    return table
+
+
+# ----------------------------------------------------------------------------- report
+
+
+def check_submission(n_shards: int, max_array_size: int) -> None:
+    if n_shards < 1:
+        raise UsageError(f"--n-shards must be >= 1, got {n_shards}")
+    if max_array_size < 1:
+        raise UsageError(f"--max-array-size must be >= 1, got {max_array_size}")
+
+
+def array_warning(n_runs: int, n_shards: int, max_array_size: int) -> str | None:
+    """The warning for an array larger than the cluster's MaxArraySize, with the fix."""
+    if n_shards <= max_array_size:
+        return None
+    per_shard = math.ceil(n_runs / max_array_size)
+    return (
+        f"warning: {n_shards} shards make a job array of {n_shards} > MaxArraySize "
+        f"{max_array_size}; sbatch would refuse it. Pack runs into fewer shards: "
+        f"--n-shards {max_array_size} or less (about {per_shard} runs per shard), or ask "
+        f"the administrators for a larger MaxArraySize (scontrol show config | grep MaxArraySize)"
+    )
+
+
+def report(name: str, profile: str, estimate: Estimate, max_array_size: int) -> list[str]:
+    """The lines ``cost`` prints (the array warning apart)."""
+    e = estimate
+    per_shard = math.ceil(e.n_runs / e.n_shards)
+    lines = [
+        f"{name}/{profile}: {e.n_runs} runs in {e.n_shards} shards (up to {per_shard} runs each)",
+        f"job array: {e.n_shards} jobs (MaxArraySize {max_array_size})",
+        f"estimated cost: {e.core_hours:,.2f} core-hours "
+        f"(from {COSTS_FILE.name}: mean run cost per family, protocol and size bin)",
+        f"longest shard: {e.longest_shard_hours:,.2f} h; longest run: "
+        f"{60 * e.longest_run_hours:,.2f} min",
+        f"memory per job: {e.memory_gb:.1f} GB at most -> mem_gb={e.suggested_mem_gb}",
+        f"suggested: hydra.launcher.timeout_min={e.suggested_timeout_min} "
+        f"({TIMEOUT_MARGIN:g}x the longest shard) hydra.launcher.mem_gb={e.suggested_mem_gb}",
+        f"submit: python run.py -m experiment={name} profile={profile} n_shards={e.n_shards} "
+        f"'shard=range(0,{e.n_shards})' hydra/launcher=slurm "
+        f"hydra.launcher.timeout_min={e.suggested_timeout_min} "
+        f"hydra.launcher.mem_gb={e.suggested_mem_gb}",
+    ]
+    return lines
+
+
+def print_cost(
+    name: str,
+    profile: str,
+    runs: Sequence[Any],
+    n_shards: int,
+    max_array_size: int = MAX_ARRAY_SIZE,
+    costs_file: Path = COSTS_FILE,
+) -> int:
+    """Print the cost of submitting ``runs`` in ``n_shards`` shards; returns the exit code."""
+    check_submission(n_shards, max_array_size)
+    if not runs:
+        raise UsageError(f"{name}/{profile} has no runs")
+    table = runs_table(runs)
+    for line in report(name, profile, estimate(table, load_costs(costs_file), n_shards),
+                       max_array_size):  # fmt: skip
+        print(line)
+    print(costs_provenance(costs_file))
+    warning = array_warning(len(runs), n_shards, max_array_size)
+    if warning:
+        print(warning, file=sys.stderr)
+    return 0
+
+
+# ------------------------------------------------------------------- launcher overrides
+
+
+def _launcher_settings(launcher: str) -> list[str]:
+    """The settings of ``hydra/launcher=<launcher>``; raises :class:`UsageError` naming the
+    launchers when it is unknown."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.errors import HydraException
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+        choices = GlobalHydra.instance().config_loader().get_group_options("hydra/launcher")
+        choices = [c for c in choices if not c.startswith("_")]
+        if launcher not in choices:
+            raise UsageError(f"unknown launcher {launcher!r}; valid: {', '.join(choices)}")
+        try:
+            cfg = compose("config", [f"hydra/launcher={launcher}"], return_hydra_config=True)
+        except HydraException as err:  # e.g. the submitit plugin is not installed
+            raise UsageError(f"launcher {launcher}: {str(err).splitlines()[0]}") from err
+    return [str(key) for key in cfg.hydra.launcher]
+
+
+def check_launcher_overrides(overrides: Sequence[str]) -> None:
+    """Reject an unknown ``hydra/launcher`` choice or ``hydra.launcher.<setting>`` with one
+    line (Hydra's own message spans several and exits 1)."""
+    pairs = [o.split("=", 1) for o in overrides if "=" in o and not o.startswith("-")]
+    launcher = ([v for k, v in pairs if k == "hydra/launcher"] or [None])[-1]
+    settings = [
+        k.lstrip("~").split(".")[2]
+        for k, _ in pairs
+        if k.startswith(("hydra.launcher.", "~hydra.launcher."))
+    ]
+    if launcher is None and not settings:
+        return
+    valid = _launcher_settings(launcher or "basic")
+    for setting in settings:
+        if setting not in valid:
+            raise UsageError(
+                f"unknown setting hydra.launcher.{setting} of launcher {launcher or 'basic'}; "
+                f"valid: {', '.join(valid)}"
+            )
+
+
+def _override_values(overrides: Sequence[str], key: str, default: int) -> list[Any]:
+    """Every value that ``key`` takes in ``overrides`` (a sweep such as ``range(0,8)`` gives
+    each of its values)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    ours = [o for o in overrides if o.split("=", 1)[0] == key]
+    if not ours:
+        return [default]
+    (override,) = OverridesParser.create().parse_overrides(ours[-1:])
+    return list(override.sweep_iterator()) if override.is_sweep_override() else [override.value()]
+
+
+def check_shards(overrides: Sequence[str]) -> None:
+    """Reject a ``shard`` outside ``[0, n_shards)`` before any job is submitted (each job would
+    fail on its own, after the queue)."""
+    for n_shards in _override_values(overrides, "n_shards", 1):
+        if not isinstance(n_shards, int) or n_shards < 1:
+            raise UsageError(f"n_shards must be an integer >= 1, got {n_shards!r}")
+        for shard in _override_values(overrides, "shard", 0):
+            if not isinstance(shard, int) or not 0 <= shard < n_shards:
+                raise UsageError(f"shard must be in [0, {n_shards}), got {shard!r}")
