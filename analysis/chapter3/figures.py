@@ -121,7 +121,7 @@ SYNTHETIC_BOUNDS = (-2.0, 2.0)
 
 
 def synthetic_function(x: np.ndarray) -> np.ndarray:
-    """``f(x) = sin(3x) + 0.3 x²`` on [−2, 2] [decide]."""
+    """``f(x) = sin(3x) + 0.3 x²`` on [−2, 2] [decide, docs/deviations.md]."""
     return np.sin(3 * x) + 0.3 * x**2
 
 

@@ -370,7 +370,8 @@ def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None
     figure_set.add(
         figures.figure_3_5(),
         "fig3_5_posterior_mean",
-        "Fig 3.5 (ours, synthetic, [decide]): f(x) = sin(3x) + 0.3x², 20 points with noise "
+        "Fig 3.5 (ours, synthetic, [decide], docs/deviations.md): f(x) = sin(3x) + 0.3x², "
+        "20 points with noise "
         "sd 0.1 (seed 0), GP of `hpo.optimizers.bayes.GPEIOptimizer`; × = argmin of the "
         "observations (green), of the integrated posterior mean (orange), true minimum (grey).",
     )
@@ -379,7 +380,8 @@ def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None
         + "\n".join(figure_set.markdown)
         + "\n**Not produced: scatter of our per-dataset errors vs the thesis's.** The thesis "
         "prints per-dataset Chapter-3 errors only in its Appendix B, which our copy of the "
-        "thesis lacks; the thesis's tables hold per-dataset values only for Chapters 4–5 "
+        "thesis lacks; the transcribed tables (`analysis/chapter3/thesis_tables/`) hold "
+        "per-dataset values only for Chapters 4–5 "
         "(Tables 4.4, 4.6, 5.2: other experiments, protocols and datasets), so there is nothing "
         "to compare ours with dataset by dataset.\n"
     )
@@ -395,7 +397,8 @@ def _add_figure_3_1(figure_set: render.FigureSet, inputs: Inputs, dataset: str |
         figures.figure_3_1(curve, dataset, reps),
         "fig3_1_overfitting",
         f"Fig 3.1 (ours): gp with hold-out on **{dataset}** (the thesis does not name its "
-        "dataset, [decide]): validation error of the incumbent and test error of the "
+        "dataset, [decide], docs/deviations.md): validation error of the incumbent and test "
+        "error of the "
         f"incumbent retrained on D_TVS, mean over {reps} repetitions.",
     )
 
