@@ -154,7 +154,7 @@ def bootstrap_dataset_probability(
 ) -> float:
     """``Pr(A better than B)`` on one test set of real-valued losses: the share of Bayesian
     bootstrap draws (Dirichlet(1, …, 1) weights on the examples) where A's weighted risk is the
-    lower, ties ½ [spec: a suggestion; the AISTATS 2012 rule for regression is not stated]."""
+    lower, ties ½ [decide: the AISTATS 2012 rule for regression is not stated; docs/esmbo.md]."""
     diff = np.asarray(loss_a, dtype=float) - np.asarray(loss_b, dtype=float)
     weighted = rng.dirichlet(np.ones(diff.size), size=draws) @ diff
     return float(np.mean((weighted < 0) + 0.5 * (weighted == 0)))

@@ -9,10 +9,11 @@ Owns the step from the results files (README, "Results") to the tables ``analysi
   ``frame.attrs[UNREADABLE]`` so that the report can say how many were left out);
 * :func:`final_outcomes` keeps each run's last iteration per method — the thesis's final model;
 * :func:`per_dataset_errors` and :func:`score_tables`: test error in % of that final model,
-  mean (and std) over repetitions, one table per (protocol, part) [spec ch2-3 §3.1];
+  mean (and std) over repetitions, one table per (protocol, part) [thesis §3.3.1];
 * :func:`iteration_errors`, :func:`rank_curves`: the per-iteration errors and ranks of Fig 3.3
-  (thesis §3.3.4, Fig 3.3);
-* :func:`dataset_sizes`: |D_TVS| from the catalog, by the rule of ``hpo.protocol`` [spec §3.8].
+  (thesis §3.3.1, Fig 3.3);
+* :func:`dataset_sizes`: |D_TVS| from the catalog, by the rule of ``hpo.protocol``
+  [thesis §3.3.2, Fig 3.4].
 """
 
 from __future__ import annotations
@@ -42,7 +43,9 @@ THESIS_METHODS = (
     "grid", "rs", "gp", "gp-pm", "gp-sel", "gp-r", "gp-pm-r", "gp-sel-r", "cma", "cma-pv",
     "cma-bw", "cma-gv", "cma-r", "cma-pv-r", "cma-bw-r", "cma-gv-r",
 )  # fmt: skip
-RANK_STEP = 6  # ranks only where every method has an incumbent: t = 6k and the last t [§3.7]
+RANK_STEP = (
+    6  # ranks only where every method has an incumbent: t = 6k and the last t [thesis §3.3.1]
+)
 
 ScoreKey = tuple[str, str]  # (protocol, part)
 

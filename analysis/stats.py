@@ -12,8 +12,8 @@ This module owns the numbers of Tables 3.1–3.5 and of the Ch. 4/5 significance
 * median and Q3−Q1 over datasets (numpy's default linear percentiles);
 * win/loss counts ``count(i, j) = #{d: e_i < e_j} − #{d: e_i > e_j}`` (Tables 3.2–3.4);
 * two-sided Wilcoxon signed-rank p-values across datasets, zero differences discarded, normal
-  approximation without continuity correction (spec ch2-3 §7 item 20);
-* plain Friedman χ² (spec ch4-6 §4.6) and the Nemenyi critical difference (spec ch4-6 §4.7).
+  approximation without continuity correction ([decide], docs/deviations.md);
+* plain Friedman χ² (thesis §4.4.1) and the Nemenyi critical difference (§4.4.1).
 """
 
 from __future__ import annotations

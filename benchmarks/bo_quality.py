@@ -6,7 +6,8 @@ Regret after ``t`` evaluations = best value among the first ``t`` minus the opti
 one for the synthetic functions; for an SVM problem and seed, the best value any method found in
 this run of the benchmark, every method seeing the same split for a seed). Branin is divided by
 100 to bring it to the O(1) scale of error rates: the engine, like Spearmint, feeds raw losses to
-scale-dependent priors (spec ch2-3 §7.2), while both peers standardise internally. Methods:
+scale-dependent priors ([decide], docs/deviations.md), while both peers standardise internally.
+Methods:
 ``gp`` (ours, Spearmint's settings), ``gp-std`` (ours with the two non-Spearmint switches
 ``standardize`` and ``log_hypers``: the losses standardised as the peers do, and amp2 and noise
 slice-sampled on a log scale), ``rs``, and when installed Optuna's ``GPSampler`` and

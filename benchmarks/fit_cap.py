@@ -1,6 +1,7 @@
 """Evidence for the fit guard's limits: does a lower limit change the selected configuration?
 
-The fit guard (spec ch2-3 §7.7) scores a libsvm fit that reaches its limit as error 1.0. Fits that
+The fit guard (docs/deviations.md, "Fit guard") scores a libsvm fit that reaches its limit as
+error 1.0. Fits that
 reach it are rare but each costs seconds to tens of seconds on the large datasets. A limit is
 ``min(max_iter, max_work / n_train)`` iterations (``hpo.learners.FitGuard``); the study compares
 lower limits — on iterations alone (``1e5``) or on work (``w5e8``: iterations x training rows

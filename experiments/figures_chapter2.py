@@ -1,4 +1,4 @@
-"""Figures 2.1-2.4 of the thesis (Chapter 2), drawn with the GP engine (spec ch2-3 §1.4, §1.6).
+"""Figures 2.1-2.4 of the thesis (Chapter 2), drawn with the GP engine (thesis §2.1-2.2, §2.6.1).
 
 * Figs 2.1, 2.2: the GP posterior (mean +- 1 sd, hyperparameters slice-sampled and integrated)
   of ``f(x) = sin(3x) + 0.3 x^2`` on ``[-2, 2]`` from 6 noisy points (noise sd 0.1), and below it
@@ -36,7 +36,7 @@ from hpo.seeding import int_seed, rng, seed_sequence  # noqa: E402
 from hpo.space import Real, Space  # noqa: E402
 
 DEFAULT_OUT = Path("results/figures/chapter2")
-SNAPSHOTS = (2, 5, 10, 20, 50)  # spec ch2-3 §7.9
+SNAPSHOTS = (2, 5, 10, 20, 50)  # [decide] Fig 2.3 snapshots, docs/deviations.md
 N_ITERATIONS = 50
 TAU_LOW, TAU_HIGH = 1e-5, 1e2
 ORANGE = "tab:orange"

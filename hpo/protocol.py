@@ -1,4 +1,5 @@
-"""The Chapter-3 evaluation protocol (thesis §3.3, Fig 3.2; spec ch2-3 §2.3–2.4, §7.3–7.6).
+"""The Chapter-3 evaluation protocol (thesis §3.2-3.3, Fig 3.2;
+[decide] points in docs/deviations.md).
 
 Per repetition of a dataset:
 
@@ -36,18 +37,18 @@ STRATIFIABLE_SPLITS = ("test", "validation", "folds", "selection")
 
 @dataclass(frozen=True)
 class ProtocolSettings:
-    """Settings of the protocol; defaults are the spec's recommended choices (§7.3–7.6)."""
+    """Settings of the protocol; defaults are the choices of docs/deviations.md [decide]."""
 
     validation: str = "holdout"  # "holdout" | "cv"
     n_folds: int = 5
-    valid_frac: float = 1 / 3  # [decide §7.3] hold-out validation share of D_TV
+    valid_frac: float = 1 / 3  # [decide] hold-out validation share of D_TV
     test_frac: float = 1 / 3  # [thesis] when no predefined test set
-    selection_frac: float = 1 / 3  # [decide §7.3] share of D_TVS held out for selection
+    selection_frac: float = 1 / 3  # [decide] share of D_TVS held out for selection
     selection_split: bool = False  # -sel / -pv / -bw / -gv methods
     reshuffle: bool = False  # -r methods
     train_cap: int | None = 5000  # [thesis] training points at most
     cap_selection_share: float = 0.5  # [decide] share of the cap surplus sent to D_S
-    # [decide §7.4] which splits are stratified: True (all), False (none) or some of
+    # [decide, docs/deviations.md] which splits are stratified: True (all), False (none) or some of
     # STRATIFIABLE_SPLITS; the thesis does not mention stratification.
     stratify: bool | tuple[str, ...] = False
 

@@ -1,4 +1,4 @@
-"""Final-selection rules (thesis §3.4; spec §2.6, §2.7): what a method returns after every t.
+"""Final-selection rules (thesis §3.2.2, §3.3, §3.4.1): what a method returns after every t.
 
 A rule reads a run's trace and returns, per iteration, a :class:`Choice`: members with weights. A
 single model is a one-member choice (every Chapter-3 rule); ensembles (Chapter 4) are choices of
@@ -15,9 +15,10 @@ iteration; non-decreasing). Every rule returns an int array ``incumbent`` of the
 evaluations, or :data:`NO_ANSWER` where it has none yet.
 
 Population rules (pv, bw, gv) answer only at population ends: the last evaluation of each
-generation and the last evaluation of the run, even when that generation is truncated (spec §7.15,
-§7.19). Ties: the earliest evaluated model wins, and the bw/gv archives change only on strict
-improvement (spec §7.11).
+generation and the last evaluation of the run, even when that generation is truncated ([decide],
+docs/deviations.md).
+Ties: the earliest evaluated model wins, and the bw/gv archives change only on
+strict improvement ([decide], docs/deviations.md).
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def best_validation(
 def best_selection(
     valid_loss: ArrayLike, selection_loss: ArrayLike, batch: ArrayLike
 ) -> np.ndarray:
-    """``argmin_h y_sel_h`` over every evaluated model (gp-sel, gp-sel-r; spec §2.6)."""
+    """``argmin_h y_sel_h`` over every evaluated model (gp-sel, gp-sel-r; thesis §3.2.2)."""
     _, selection, _ = _as_trace(valid_loss, selection_loss, batch)
     return _running_argmin(_no_nan(selection, "selection_loss"))
 
@@ -184,7 +185,7 @@ METHOD_RULES: dict[str, str] = {
 
 
 def rule_for_method(method: str) -> str:
-    """The selection rule of one of the thesis's methods (spec §2.2), e.g. ``cma-bw-r``."""
+    """The selection rule of one of the thesis's methods (thesis §3.3), e.g. ``cma-bw-r``."""
     if method not in METHOD_RULES:
         raise KeyError(f"unknown method {method!r}; valid: {', '.join(METHOD_RULES)}")
     return METHOD_RULES[method]
@@ -193,9 +194,9 @@ def rule_for_method(method: str) -> str:
 def method_incumbents(
     method: str, valid_loss: ArrayLike, selection_loss: ArrayLike, batch: ArrayLike
 ) -> np.ndarray:
-    """The incumbents a method reports per evaluation (spec §2.7).
+    """The incumbents a method reports per evaluation (thesis §3.3).
 
-    CMA-ES methods report only at population ends (t = 6k and the run's last evaluation, §7.19),
+    CMA-ES methods report only at population ends (t = 6k and the run's last evaluation, [decide]),
     also under best-of-run. ``gp-pm``'s rule needs the GP, so it is refused here.
     """
     rule = rule_for_method(method)
@@ -299,7 +300,8 @@ class IncumbentRule(SelectionRule):
 
 class PosteriorMeanRule(SelectionRule):
     """``-pm`` methods: the argmin of the integrated GP posterior mean after every iteration
-    (thesis §3.4.1), over the whole space or the observed points (``domain``, spec §7.16)."""
+    (thesis §3.4.1), over the whole space or the observed points (``domain``,
+    [decide], docs/deviations.md)."""
 
     name = POSTERIOR_MEAN
 

@@ -3,7 +3,7 @@
 Every parameter occupies one dimension of ``[0, 1]^d``. Continuous parameters map linearly, or
 linearly in log10 for ``log=True`` (thesis §2.6.1: ``u = (log10 v - lo) / (hi - lo)``). Integers
 and categoricals use Spearmint's equal-width bins,
-``value = low + floor((1 - eps) u (high - low + 1))`` (spec ch2-3 §1.5). A parameter may carry
+``value = low + floor((1 - eps) u (high - low + 1))`` (the author's code). A parameter may carry
 a :class:`Condition` on a categorical parent: it is active only when the parent takes one of the
 listed values (thesis §5.3, Chapter 5's conditional spaces). Imputation (thesis §5.3.1) is a
 setting of the space: ``default`` puts every inactive dimension of a point at the centre of its

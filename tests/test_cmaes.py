@@ -1,4 +1,5 @@
-"""CMA-ES optimizer: generation bookkeeping, the unit cube, determinism, convergence (spec §7.8)."""
+"""CMA-ES optimizer: generation bookkeeping, the unit cube, determinism, convergence
+([decide] set-up in docs/deviations.md)."""
 
 from __future__ import annotations
 
@@ -141,7 +142,7 @@ def test_initial_step_size_is_0_3_in_the_unit_cube_as_configured_for_every_cma_m
     assert (
         CMAESOptimizer(load_space("svm_rbf"), 100, np.random.default_rng(0)).strategy.sigma0 == 0.3
     )
-    for method in ("cma", "cma_r", "cma_pv", "cma_bw_r"):  # spec ch2-3 §7.8: sigma0 = 0.3
+    for method in ("cma", "cma_r", "cma_pv", "cma_bw_r"):  # sigma0 = 0.3: docs/deviations.md
         spec = compose_run([f"optimizer={method}", "dataset=iris"])
         space = space_from_config(spec.space)
         rng = np.random.default_rng(0)

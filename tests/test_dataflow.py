@@ -258,7 +258,7 @@ def test_cma_es_reshuffles_per_generation_and_reports_only_at_generation_ends(
     ends = np.flatnonzero(population_ends(run.trace["batch"].to_numpy())) + 1
     for method in rules:
         reported = run.outcomes.loc[run.outcomes["method"] == method, "iteration"]
-        assert list(reported) == list(ends), method  # best_validation included (spec §7.19)
+        assert list(reported) == list(ends), method  # best_validation included (docs/deviations.md)
 
 
 def test_gp_pm_reports_the_posterior_mean_argmin_not_an_evaluated_point(

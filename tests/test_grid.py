@@ -1,4 +1,4 @@
-"""Grid search (spec ch2-3 §2.5): the 10 x 10 log grid of C and gamma, in a random order."""
+"""Grid search (thesis §3.3): the 10 x 10 log grid of C and gamma, in a random order."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Final-selection rules on hand-made traces with known answers (spec §2.6, §2.7, §7.11, §7.15)."""
+"""Final-selection rules on hand-made traces with known answers
+(thesis §3.2.2, Eqs 3.5-3.8; §3.4.1; [decide] ties and populations, docs/deviations.md)."""
 
 from __future__ import annotations
 

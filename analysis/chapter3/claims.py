@@ -1,4 +1,4 @@
-"""The Chapter-3 claims (spec ch2-3 §6, C3.1–C3.20) evaluated on our own score tables.
+"""The Chapter-3 claims (thesis §3.3.2, §3.4.2; C3.1–C3.20) evaluated on our own score tables.
 
 Input: ``{(validation, experiment): scores}`` with validation ``"holdout"`` or ``"cv5"`` and
 experiment ``"main"`` (the 14 methods of Table 3.1, 20 repetitions) or ``"pm"`` (grid, rs, gp,

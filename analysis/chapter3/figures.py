@@ -1,4 +1,4 @@
-"""The Chapter-3 figures (thesis Figs 3.1, 3.3–3.5; spec ch2-3 §4.6), drawn from prepared tables.
+"""The Chapter-3 figures (thesis Figs 3.1, 3.3–3.5), drawn from prepared tables.
 
 Every function returns a ``matplotlib.figure.Figure`` (no pyplot state, any backend) from data the
 caller prepared with ``analysis.load``; ``analysis.figures.save`` writes it as PNG and PDF.
@@ -121,7 +121,7 @@ SYNTHETIC_BOUNDS = (-2.0, 2.0)
 
 
 def synthetic_function(x: np.ndarray) -> np.ndarray:
-    """``f(x) = sin(3x) + 0.3 x²`` on [−2, 2] [spec ch2-3 §1.6, decide]."""
+    """``f(x) = sin(3x) + 0.3 x²`` on [−2, 2] [decide, docs/deviations.md]."""
     return np.sin(3 * x) + 0.3 * x**2
 
 

@@ -190,7 +190,7 @@ def claims_section(inputs: Inputs, write: render.TableWriter) -> str:
     counts = frame["status"].value_counts()
     tally = ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
     return (
-        "## 2. Claims checklist (spec ch2-3 §6)\n\n"
+        "## 2. Claims checklist (thesis §3.3.2, §3.4.2)\n\n"
         f"{len(frame)} claims: {tally}. *Reproduced* = every condition of the proposition holds "
         "on our results (significance: two-sided Wilcoxon p < 0.05 across datasets, as the "
         "thesis's bold+underlined cells); the thesis column quotes the thesis and its table.\n\n"
@@ -244,7 +244,8 @@ def winloss_section(inputs: Inputs, write: render.TableWriter) -> str:
         "## 3. Win/loss counts: Tables 3.2–3.4, ours (thesis)\n",
         "Cell (row i, column j) = #datasets where i has the lower error − #datasets where it has "
         "the higher; `*` = two-sided Wilcoxon signed-rank p < 0.05 across datasets (the thesis's "
-        "bold+underline, as repaired in the specification). Each cell reads "
+        "bold+underline, marks restored where one side lost them, "
+        "see `analysis/chapter3/thesis_tables/README.md`). Each cell reads "
         "**ours (thesis)**: the number in parentheses is the thesis's; – = method missing from "
         "our results. Rows and columns in the thesis's order. Tables 3.1 and 3.5 are the "
         "summary tables of section 1.\n",
@@ -349,7 +350,8 @@ def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None
         figures.figure_3_3(errors, ranks, n_datasets),
         "fig3_3_convergence",
         "Fig 3.3 (ours): mean test error (top) and average rank (bottom) vs function evaluations; "
-        "ranks among all Table 3.1 methods present, at t = 6k and the last t (spec §3.7, §7.13). "
+        "ranks among all Table 3.1 methods present, at t = 6k and the last t (thesis §3.3.1; "
+        "[decide], docs/deviations.md). "
         "Colour = base optimiser, dashed = reshuffled (-r).",
         {
             **{f"error_{p}": e for p, e in errors.items()},
@@ -368,7 +370,8 @@ def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None
     figure_set.add(
         figures.figure_3_5(),
         "fig3_5_posterior_mean",
-        "Fig 3.5 (ours, synthetic, spec §4.6): f(x) = sin(3x) + 0.3x², 20 points with noise "
+        "Fig 3.5 (ours, synthetic, [decide], docs/deviations.md): f(x) = sin(3x) + 0.3x², "
+        "20 points with noise "
         "sd 0.1 (seed 0), GP of `hpo.optimizers.bayes.GPEIOptimizer`; × = argmin of the "
         "observations (green), of the integrated posterior mean (orange), true minimum (grey).",
     )
@@ -377,7 +380,8 @@ def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None
         + "\n".join(figure_set.markdown)
         + "\n**Not produced: scatter of our per-dataset errors vs the thesis's.** The thesis "
         "prints per-dataset Chapter-3 errors only in its Appendix B, which our copy of the "
-        "thesis lacks; the specification's tables hold per-dataset values only for Chapters 4–5 "
+        "thesis lacks; the transcribed tables (`analysis/chapter3/thesis_tables/`) hold "
+        "per-dataset values only for Chapters 4–5 "
         "(Tables 4.4, 4.6, 5.2: other experiments, protocols and datasets), so there is nothing "
         "to compare ours with dataset by dataset.\n"
     )
@@ -393,7 +397,8 @@ def _add_figure_3_1(figure_set: render.FigureSet, inputs: Inputs, dataset: str |
         figures.figure_3_1(curve, dataset, reps),
         "fig3_1_overfitting",
         f"Fig 3.1 (ours): gp with hold-out on **{dataset}** (the thesis does not name its "
-        "dataset, spec §7.14): validation error of the incumbent and test error of the "
+        "dataset, [decide], docs/deviations.md): validation error of the incumbent and test "
+        "error of the "
         f"incumbent retrained on D_TVS, mean over {reps} repetitions.",
     )
 

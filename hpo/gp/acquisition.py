@@ -7,7 +7,7 @@ samples of a :class:`~hpo.gp.model.GPPosterior` by averaging (thesis Eq. 2.17):
 * :class:`ExpectedImprovement` — EI of the latent function below the best observed loss
   (thesis Eqs 2.10-2.11; ``sigma^2`` is the latent variance without noise, as Spearmint);
 * :class:`NegativePosteriorMean` — ``-mean_s mu_s(x)``, whose maximiser is the posterior-mean
-  selection of spec ch2-3 §2.6.
+  selection of thesis §3.4.1.
 
 Large candidate sets are processed in chunks, so that the ``(S, n, chunk)`` working arrays stay in
 cache, on ``HPO_GP_THREADS`` threads (default: the available cores, at most 4) with BLAS kept

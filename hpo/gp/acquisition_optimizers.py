@@ -3,7 +3,8 @@
 :class:`AcquisitionOptimizer` is the interface the BO loop calls; each search strategy is one
 subclass:
 
-* :class:`GridLBFGS` — Spearmint's ``GPEIOptChooser`` search (spec ch2-3 §1.3): score a fixed
+* :class:`GridLBFGS` — Spearmint's ``GPEIOptChooser`` search (thesis §3.3; the author's code):
+  score a fixed
   Sobol grid plus a few points jittered around the incumbent, refine the best ``n_refine`` by
   L-BFGS-B inside the cube, return the best of everything scored;
 * :class:`RandomCandidates` — the best of ``n_candidates`` random valid configurations
@@ -67,7 +68,7 @@ class GridLBFGS(AcquisitionOptimizer):
     """Spearmint's grid + L-BFGS-B search.
 
     Candidates = the grid, without (``observed="exclude"``, Spearmint's remaining grid points)
-    or preceded by (``"include"``, the posterior-mean search of spec §2.6) the observed points,
+    or preceded by (``"include"``, the posterior-mean search of thesis §3.4.1) the observed points,
     plus ``n_jitter`` points ``incumbent + N(0, jitter_sd^2)`` clipped to the cube. The
     ``n_refine`` best candidates are refined by L-BFGS-B within ``[0, 1]^d`` with the analytic
     gradient, one run per start (:func:`refine_lbfgsb`). Returns the first maximiser over
@@ -148,7 +149,8 @@ def space_sampler(space: Space, impute: bool = True) -> Sampler:
     """Uniform points of the unit cube (log-uniform values for log-scaled parameters, uniform
     choices for categoricals), made valid by ``encode(decode(u))``: inactive dimensions at the
     imputed value, integers and categoricals at their bin centres. ``impute=False``: the raw
-    uniform points, inactive dimensions keeping their random values (spec ch4-6 §2.2 "none")."""
+    uniform points, inactive dimensions keeping their random values
+    (thesis §5.3.1, no imputation)."""
 
     def sample(rng: np.random.Generator, m: int) -> np.ndarray:
         U = rng.random((m, space.dim))
@@ -220,7 +222,7 @@ class RandomCandidates(AcquisitionOptimizer):
 
 
 class LocalSearch(AcquisitionOptimizer):
-    """SMAC-style local search (thesis §5.3.2, Eqs 5.7-5.8; spec ch4-6 §2.3).
+    """SMAC-style local search (thesis §5.3.2, Eqs 5.7-5.8).
 
     From each start, move to the best neighbour (``neighbours(config, step)``, default
     :func:`one_exchange_neighbours`: steps along every active parameter, the other values of

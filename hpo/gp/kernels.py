@@ -2,7 +2,7 @@
 
 A kernel here is the *unit-amplitude* correlation ``rho_l(x, x')`` of a stationary kernel; the
 model owns amplitude, jitter and noise (Spearmint's covariance is
-``amp2 * (rho_l(X, X) + 1e-6 I) + noise * I``, spec ch2-3 §1.1). Every function is batched over
+``amp2 * (rho_l(X, X) + 1e-6 I) + noise * I``, thesis §2.1). Every function is batched over
 ``S`` length-scale samples ``ls`` of shape ``(S, d)`` and returns arrays of shape
 ``(S, n1, n2)``, so that the ``S`` slice samples of one BO iteration are handled by one
 vectorized call.
@@ -251,7 +251,7 @@ class Conditional(Kernel):
     against an inactive one counts as different); with one level of conditions: the same
     classifier. The base kernel ``k`` (default Matérn-5/2 ARD, thesis §5.5) sees every
     dimension of the imputed encoding: inactive dimensions sit at the imputed value in both
-    points of a pair that agree, so they add nothing to the distance (spec §2.2, §2.4).
+    points of a pair that agree, so they add nothing to the distance (thesis §5.3.1, §5.4.1).
 
     The Gram matrix is block diagonal by structure (thesis Eq. 5.10): :meth:`blocks` gives the
     groups. Derivatives are the base kernel's inside a group and 0 across (the structure is

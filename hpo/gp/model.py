@@ -1,7 +1,7 @@
 """The GP model: hyperparameter samples, exact posteriors and the marginal likelihood.
 
-Owns the covariance ``amp2 * (rho_l(X, X) + 1e-6 I) + noise * I`` with a constant mean (spec
-ch2-3 §1.1, Spearmint ``gp.py``), the exact posterior of the latent function for ``S``
+Owns the covariance ``amp2 * (rho_l(X, X) + 1e-6 I) + noise * I`` with a constant mean (thesis
+§2.1, Eqs 2.2-2.7; Spearmint ``gp.py``), the exact posterior of the latent function for ``S``
 hyperparameter samples at once (BoTorch-style batch dimension first), its gradients with respect
 to the input, and the log marginal likelihood (thesis Eq. 2.16) that the slice sampler targets.
 """

@@ -3,7 +3,7 @@
 Owns the generic slice sampler (Spearmint ``util.slice_sample``: Neal 2003, step-out and shrink,
 along a random direction or component-wise), the hyperparameter priors, and :class:`HyperChain`,
 the Markov chain over ``theta = (mean, amp2, noise, ls)`` that is burnt in once per optimisation
-run and then continued, ``n`` samples per BO iteration (spec ch2-3 §1.3 ``sample_hypers``):
+run and then continued, ``n`` samples per BO iteration (Spearmint's ``sample_hypers``, thesis §2.4):
 
 * joint slice sample of ``(mean, amp2, noise)`` along a random direction, target = GP log
   likelihood + horseshoe(0.1) on ``noise`` + log-normal(0, 1) on ``amp2``, ``mean`` restricted
@@ -129,7 +129,7 @@ class Priors(ABC):
 @dataclass(frozen=True)
 class SpearmintPriors(Priors):
     """GPEIOptChooser's priors: horseshoe on noise, log-normal on amp2, top-hat on length-scales,
-    mean inside the range of the observations (spec ch2-3 §1.3)."""
+    mean inside the range of the observations (Spearmint, as in the author's code)."""
 
     noise_scale: float = 0.1
     amp2_scale: float = 1.0
@@ -153,7 +153,7 @@ def log_normal_logpdf(x: float | np.ndarray, scale: float) -> float:
 
 @dataclass(frozen=True)
 class LogNormalHorseshoePriors(Priors):
-    """Chapter 5's priors (thesis §5.5, spec ch4-6 §2.7.3): log-normal(0, ``ls_scale``) on every
+    """Chapter 5's priors (thesis §5.5): log-normal(0, ``ls_scale``) on every
     length-scale, log-normal(0, ``amp_scale``) on the amplitude ``sigma_f``, horseshoe with scale
     ``noise_scale`` on the noise ``sigma_n``, in Spearmint's form
     ``log log(1 + (noise_scale / sigma_n)^2)``; the mean within ``[min y, max y]`` as Spearmint.

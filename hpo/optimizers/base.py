@@ -14,7 +14,7 @@ Capabilities are explicit base classes the runner tests for, never branches on f
 * :class:`EnsembleProvider` — keeps an ensemble of evaluated models as it goes (EO's slots,
   thesis Alg. 4.1), read by the ``eo`` selection rule;
 * ``reports_at_batch_ends`` — a generational optimizer (CMA-ES) whose incumbents exist only at the
-  end of each generation (spec §2.7, §7.19).
+  end of each generation (thesis §3.3; [decide], docs/deviations.md).
 """
 
 from __future__ import annotations

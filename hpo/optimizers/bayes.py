@@ -1,4 +1,4 @@
-"""GP-EI Bayesian optimisation as Spearmint's ``GPEIOptChooser`` (thesis Alg. 2.1, spec ch2-3 §1.3).
+"""GP-EI Bayesian optimisation as Spearmint's ``GPEIOptChooser`` (thesis Alg. 2.1, §3.3).
 
 The loop only wires the parts of :mod:`hpo.gp` together: a kernel, the hyperparameter chain
 (slice sampling, burnt in once per run and continued), the batched GP posterior, an acquisition
@@ -37,9 +37,10 @@ N_INITIAL = 2  # Spearmint proposes without a GP while fewer than 2 results are 
 class GPEIOptimizer(SurrogateOptimizer):
     """Fully Bayesian GP with integrated expected improvement, maximised on a Sobol grid + L-BFGS-B.
 
-    Settings (defaults = Spearmint's GPEIOptChooser and ``main.py``; spec ch2-3 §1.3, §7):
+    Settings (defaults = Spearmint's GPEIOptChooser and ``main.py``; [decide] points in
+    docs/deviations.md):
 
-    * ``kernel``: ``"matern52"`` (Spearmint's default) or ``"se_ard"`` (thesis Eq. 2.15) [§7.1];
+    * ``kernel``: ``"matern52"`` (Spearmint's default) or ``"se_ard"`` (thesis Eq. 2.15) [decide];
     * ``n_samples``: slice samples per iteration (``mcmc_iters=10``); ``burnin``: transitions
       before the first samples, once per run (100);
     * ``grid_size``, ``grid_seed``: the Sobol candidate grid (20000, 1); ``n_refine``: candidates
@@ -60,10 +61,10 @@ class GPEIOptimizer(SurrogateOptimizer):
       ``ls_max_iter`` 50 moves per start); ``impute`` (True): random candidates and random
       starts have inactive dimensions at the imputed value (thesis §5.3.1), else random;
     * ``initial_design``: the 2 points proposed before the GP is used: ``"sobol"`` = the first two
-      unscrambled Sobol points ``(0, .., 0), (.5, .., .5)`` [§7.18], ``"random"`` (uniform in
+      unscrambled Sobol points ``(0, .., 0), (.5, .., .5)`` [decide], ``"random"`` (uniform in
       the cube), or ``"random_valid"``: random valid configurations, inactive dimensions at the
       imputed value unless ``impute=False`` (Chapter 5's conditional spaces, thesis §5.3.1);
-    * ``pm_domain``: default domain of :meth:`posterior_mean_argmin` (``"space"`` [§7.16]);
+    * ``pm_domain``: default domain of :meth:`posterior_mean_argmin` (``"space"`` [decide]);
     * ``standardize`` (not Spearmint, off by default): fit the GP to the losses shifted and
       scaled to zero mean and unit variance (as Optuna and scikit-optimize do), so that the
       scale-dependent priors (amp2, noise) and the chain's initial state fit any loss scale; the
@@ -205,7 +206,7 @@ class GPEIOptimizer(SurrogateOptimizer):
         return Proposal(u=u, batch=n + 1)
 
     def posterior_mean_argmin(self, domain: str | None = None) -> np.ndarray:
-        """Minimiser of the sample-averaged latent posterior mean (spec ch2-3 §2.6, §7.16).
+        """Minimiser of the sample-averaged latent posterior mean (thesis §3.4.1; [decide]).
 
         The hyperparameters are ``n_samples`` further transitions of a copy of the chain,
         conditioned on all observations. ``domain="space"``: Sobol grid and observed points

@@ -1,4 +1,5 @@
-"""CMA-ES on the unit cube through pycma, set up as the thesis's DEAP strategy (spec §2.5, §7.8).
+"""CMA-ES on the unit cube through pycma, set up as the thesis's DEAP strategy (thesis §3.3;
+[decide] set-up in docs/deviations.md).
 
 This module owns the generation loop of the ``cma`` family: a (μ/μ_w, λ) comma strategy, by default
 (3/3_w, 6) — DEAP's ``cma.Strategy`` defaults for N = 2, whose superlinear recombination weights
@@ -7,7 +8,7 @@ This module owns the generation loop of the ``cma`` family: a (μ/μ_w, λ) comm
 Generations of λ are handed out until the budget is spent, the last one truncated (16 × 6 + 4 =
 100); the strategy is updated only after full generations; no restarts and no termination criteria.
 
-Chapter 5's CMA (thesis §5.5, spec ch4-6 §2.7.2 and §6.15) is the same strategy with
+Chapter 5's CMA (thesis §5.5; [decide] points in docs/smac-cma.md) is the same strategy with
 ``popsize="auto"``: λ = 4 + ⌊3 ln d⌋, Hansen's rule of thumb that the thesis prints as
 "4 + 3 log d" [decide: natural log, as Hansen (2005) means, so λ = 11 for d = 14 (log10 would give
 7)], and μ = ⌊λ/2⌋ (the default for any λ; pycma's weights ``log(μ + ½) − log(i)`` are then
@@ -48,7 +49,7 @@ class CMAESOptimizer(Optimizer):
     ``popsize // 2`` (3 for Chapter 3's λ = 6).
     """
 
-    reports_at_batch_ends = True  # incumbents at generation ends only (spec §2.7, §7.19)
+    reports_at_batch_ends = True  # incumbents at generation ends only (thesis §3.3; [decide])
 
     def __init__(
         self,
@@ -105,7 +106,9 @@ class CMAESOptimizer(Optimizer):
 
     def tell(self, proposal: Proposal, loss: float) -> None:
         if np.isnan(loss):
-            raise ValueError("loss is NaN; assign failed evaluations a finite loss (spec §7.7)")
+            raise ValueError(
+                "loss is NaN; assign failed evaluations a finite loss (docs/deviations.md)"
+            )
         slot = self._slot_of(proposal)
         self._losses[slot] = float(loss)
         super().tell(proposal, loss)

@@ -1,4 +1,4 @@
-"""Grid search: a full factorial grid in the unit cube, visited in a random order (spec §2.5)."""
+"""Grid search: a full factorial grid in the unit cube, visited in a random order (thesis §3.3)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from hpo.optimizers.base import Optimizer, Proposal
 
 
 class RandomSearch(Optimizer):
-    """Draws every point independently from ``U[0, 1]^d`` (spec §2.5)."""
+    """Draws every point independently from ``U[0, 1]^d`` (thesis §3.3)."""
 
     def ask(self) -> Proposal:
         return Proposal(u=self.rng.uniform(size=self.space.dim), batch=len(self.y) + 1)

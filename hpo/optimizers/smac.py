@@ -154,7 +154,9 @@ class SMACOptimizer(Optimizer):
         from smac.runhistory import TrialValue
 
         if math.isnan(loss):
-            raise ValueError("loss is NaN; assign failed evaluations a finite loss (spec §7.7)")
+            raise ValueError(
+                "loss is NaN; assign failed evaluations a finite loss (docs/deviations.md)"
+            )
         info = self._pending.pop(proposal.batch, None)
         if info is None or proposal.config is None:
             raise ValueError(f"proposal (batch {proposal.batch}) is not an untold SMAC proposal")
