@@ -1,6 +1,6 @@
 """Chapter-3 view of overtuning: mean curves (styled as Fig 3.3), |D_TVS| bins (as Fig 3.4), and
 what the numbers say about the thesis's claims that reshuffling (§3.2.2, Tables 3.1–3.3) and
-posterior-mean selection (§3.2.3, Table 3.5) make the final model generalise better."""
+posterior-mean selection (§3.4.1, Table 3.5) make the final model generalise better."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def claims_sentence(table: pd.DataFrame) -> str:
         f"**What it says about the thesis's claims:** reshuffling (`-r`) lowers the mean final "
         f"overtuning in {reshuffled} of {n_reshuffled} (protocol, method) pairs and "
         f"posterior-mean selection (`-pm`) in {posterior} of {n_posterior}; the thesis's "
-        "argument that both reduce overfitting of the validation error (§3.2.2–3.2.3) predicts "
+        "argument that both reduce overfitting of the validation error (§3.2.1, §3.4.1) predicts "
         "all of them."
     )
 
