@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.results import write_atomic
-from experiments.runner import PREDICTION_KINDS, RunSpec
+from experiments.runner import RunSpec, prediction_block, predictions_table
 from hpo.datasets import load_dataset
 from hpo.protocol import ProtocolSettings, RepetitionSplits
 
@@ -41,20 +41,14 @@ def simulated_sidecar(dataset: str, budget: int, n_tested: int, seed: int = 0) -
         wrong = rng.random(len(rows)) < error_rate
         shift = rng.integers(1, max(n_labels, 2), size=len(rows))
         labels = np.where(wrong, (y[rows] + shift) % n_labels, y[rows])
-        return {
-            "model": np.full(len(rows), model, np.int32),
-            "split": np.full(len(rows), PREDICTION_KINDS[kind], np.int8),
-            "fold": np.full(len(rows), fold, np.int8),
-            "row": rows.astype(np.int32),
-            "prediction": labels.astype(np.int16),
-        }
+        return prediction_block(model, kind, fold, rows, labels)
 
     for model in range(1, budget + 1):
         for fold, part in enumerate(splits.folds(0)):
             blocks.append(block(model, "valid", fold, part.valid))
     for model in range(1, n_tested + 1):
         blocks.append(block(model, "test", 0, splits.test))
-    return pd.DataFrame({c: np.concatenate([b[c] for b in blocks]) for c in blocks[0]})
+    return predictions_table(blocks)
 
 
 def main() -> None:

@@ -38,7 +38,7 @@ import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
 from experiments.cluster import size_bin, tvs_size  # noqa: E402
-from experiments.compose import compose_config, compose_run  # noqa: E402
+from experiments.compose import compose_config, compose_run, override  # noqa: E402
 from experiments.runner import execute_run  # noqa: E402
 from hpo.datasets import catalog, load_dataset  # noqa: E402
 
@@ -74,9 +74,7 @@ def measure(
 ) -> dict:
     overrides = [f"optimizer={METHODS[family]}", f"protocol={protocol}", f"dataset={dataset}"]
     overrides += [f"budget={budget}", "seed=0", "repetition=0", "space=svm_rbf", "curves=true"]
-    overrides += [
-        f"fit_guard.{k}={'null' if v is None else v}" for k, v in (fit_guard or {}).items()
-    ]
+    overrides += [override(f"fit_guard.{k}", v) for k, v in (fit_guard or {}).items()]
     spec = compose_run(overrides)
     started = time.perf_counter()
     trace, outcomes = execute_run(spec, data=data)

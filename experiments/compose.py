@@ -8,6 +8,7 @@ same results file).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +18,12 @@ from omegaconf import OmegaConf
 
 from experiments.config import CONF_DIR, check_overrides, spec_from_config
 from experiments.runner import RunSpec
+
+
+def override(key: str, value: Any) -> str:
+    """``key=value`` in Hydra's override grammar (booleans and null as YAML)."""
+    text = "null" if value is None else json.dumps(value) if isinstance(value, bool) else value
+    return f"{key}={text}"
 
 
 def compose_config(overrides: Sequence[str]) -> dict[str, Any]:

@@ -314,7 +314,14 @@ def _trace_frame(evaluations: list[_Evaluation], space: Space) -> pd.DataFrame:
     return frame
 
 
-def _prediction_block(model: int, kind: str, fold: int, rows: np.ndarray, labels: np.ndarray):
+PREDICTION_COLUMNS = ("model", "split", "fold", "row", "prediction")
+
+
+def prediction_block(
+    model: int, kind: str, fold: int, rows: np.ndarray, labels: np.ndarray
+) -> dict[str, np.ndarray]:
+    """One model's predicted ``labels`` for ``rows`` of one split (``kind``) and fold, as the
+    sidecar's compact columns (layout: README, "Predictions sidecar")."""
     return {
         "model": np.full(len(rows), model, dtype=np.int32),
         "split": np.full(len(rows), PREDICTION_KINDS[kind], dtype=np.int8),
@@ -333,15 +340,20 @@ def _predictions_frame(
     for e in evaluations:
         for fold, kept in enumerate(e.scored.predictions):
             model = e.iteration
-            blocks.append(_prediction_block(model, "valid", fold, kept.valid_rows, kept.valid))
+            blocks.append(prediction_block(model, "valid", fold, kept.valid_rows, kept.valid))
             if len(selection):
-                blocks.append(
-                    _prediction_block(model, "selection", fold, selection, kept.selection)
-                )
+                blocks.append(prediction_block(model, "selection", fold, selection, kept.selection))
     test_rows = evaluator.splits.test
     for model_id, result in sorted(scorer.tested.values(), key=lambda item: item[0]):
-        blocks.append(_prediction_block(model_id, "test", 0, test_rows, result.predictions))
-    columns = ("model", "split", "fold", "row", "prediction")
+        blocks.append(prediction_block(model_id, "test", 0, test_rows, result.predictions))
+    return predictions_table(blocks)
+
+
+def predictions_table(blocks: list[dict[str, np.ndarray]]) -> pd.DataFrame:
+    """The sidecar table of :func:`prediction_block` blocks, in their order."""
     return pd.DataFrame(
-        {c: np.concatenate([b[c] for b in blocks]) if blocks else np.empty(0) for c in columns}
+        {
+            c: np.concatenate([b[c] for b in blocks]) if blocks else np.empty(0)
+            for c in PREDICTION_COLUMNS
+        }
     )

@@ -42,7 +42,7 @@ from omegaconf import OmegaConf
 
 from analysis import layout
 from analysis.layout import RESULTS_ROOT
-from experiments.compose import compose_config
+from experiments.compose import compose_config, override
 from experiments.config import UsageError, group_choices, spec_from_config
 from experiments.results import ensure_writable, inspect_results_file, run_filename, set_aside
 from experiments.runner import RunSpec
@@ -104,17 +104,11 @@ def load_experiment(name: str) -> dict[str, Any]:
     return compose_config([f"experiment={name}"])["experiment"]
 
 
-def _override(key: str, value: Any) -> str:
-    """``key=value`` in Hydra's override grammar (booleans, null and numbers as YAML)."""
-    text = "null" if value is None else json.dumps(value) if isinstance(value, bool) else value
-    return f"{key}={text}"
-
-
 def _shared_overrides(settings: Mapping[str, Any]) -> list[str]:
     """The experiment's settings shared by all its runs, as overrides."""
-    overrides = [_override(k, settings[k]) for k in _SHARED_SETTINGS if k in settings]
+    overrides = [override(k, settings[k]) for k in _SHARED_SETTINGS if k in settings]
     guard = settings.get("fit_guard") or {}
-    return overrides + [_override(f"fit_guard.{k}", v) for k, v in guard.items()]
+    return overrides + [override(f"fit_guard.{k}", v) for k, v in guard.items()]
 
 
 def plan(
