@@ -21,7 +21,13 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from experiments.cluster import check_launcher_overrides, check_shards
-from experiments.config import UsageError, boolean, check_overrides, spec_from_config
+from experiments.config import (
+    UsageError,
+    boolean,
+    check_overrides,
+    open_settings,
+    spec_from_config,
+)
 from experiments.results import run_filename
 from experiments.single import prepare, run_and_save, summarize
 from hpo.datasets import DatasetError
@@ -45,12 +51,13 @@ def _single_run(cfg: DictConfig) -> None:
 
 
 def _sweep_shard(cfg: DictConfig) -> None:
-    from experiments.sweep import plan, run_sweep
+    from experiments.sweep import plan, record_dataset_notes, run_sweep
 
     if not 0 <= cfg.shard < cfg.n_shards:
         raise UsageError(f"shard must be in [0, {cfg.n_shards}), got {cfg.shard}")
     name = HydraConfig.get().runtime.choices["experiment"]  # the config file's name
     runs = plan(name, cfg.profile, data_dir=cfg.data_dir)[cfg.shard :: cfg.n_shards]
+    record_dataset_notes(name, cfg.profile, data_dir=cfg.data_dir)
     counts = run_sweep(runs, n_jobs=1, data_dir=cfg.data_dir, progress=False)
     print(f"{name}/{cfg.profile} shard {cfg.shard}/{cfg.n_shards}: {counts}")
 
@@ -75,4 +82,5 @@ if __name__ == "__main__":
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
+    sys.argv[1:] = open_settings(sys.argv[1:])
     main()

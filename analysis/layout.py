@@ -6,6 +6,7 @@ it (it sits in ``analysis`` because analysis may import nothing from ``experimen
     results/                                  RESULTS_ROOT ($HPO_RESULTS_ROOT)
       runs/<dataset>/<run file>               single runs (python run.py ...)
       <experiment>/<profile>/                 a sweep
+        dataset_notes.json                    datasets named but not run as named, and why
         runs/<part>/<dataset>/<run file>      one file per finished run
         consolidated/{outcomes,traces}.parquet
         report/                               report.md, tables/, figures/
@@ -29,6 +30,7 @@ RUNNING_SUFFIX = ".running"
 CONSOLIDATED = "consolidated"
 RUNS = "runs"
 REPORT = "report"
+DATASET_NOTES = "dataset_notes.json"
 
 
 def run_filename(

@@ -10,11 +10,12 @@ Entry point: :func:`write_report` (command line: ``python -m analysis``).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
 
-from analysis import load, overtuning, plugins, provenance, render
+from analysis import layout, load, overtuning, plugins, provenance, render
 
 OVERTUNING_CITATION = (
     "Schneider, Bischl & Feurer, *Overtuning in Hyperparameter Optimization*, arXiv 2506.19540 "
@@ -91,8 +92,27 @@ def overtuning_section(context: plugins.ReportContext, plugin: plugins.ChapterPl
     )
 
 
-def _top_notes(why: str, unreadable: dict[str, str], summary: provenance.Provenance) -> str:
-    notes = [f"*Report written by the {why}.*"]
+def dataset_notes(results: str | Path) -> dict[str, str]:
+    """The sweep's notes on datasets it names but does not run as named (substituted, or not run
+    and why), from ``dataset_notes.json`` (written by the sweep); {} when there are none."""
+    path = Path(results) / layout.DATASET_NOTES
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _dataset_lines(notes: dict[str, str]) -> list[str]:
+    if not notes:
+        return []
+    lines = [f"* `{name}`: {note}" for name, note in sorted(notes.items())]
+    return ["> **Datasets of the experiment not run as named:**\n" + "\n".join(lines)]
+
+
+def _top_notes(
+    why: str,
+    unreadable: dict[str, str],
+    summary: provenance.Provenance,
+    datasets: dict[str, str],
+) -> str:
+    notes = [f"*Report written by the {why}.*", *_dataset_lines(datasets)]
     if unreadable:
         count = len(unreadable)
         noun = (
@@ -119,15 +139,16 @@ def write_report(
     outcomes = load.load_outcomes(results)
     out_dir = Path(out_dir) if out_dir is not None else load.default_report_dir(results)
     out_dir.mkdir(parents=True, exist_ok=True)
+    notes = dataset_notes(results)
     context = plugins.ReportContext(
         Path(results), outcomes, out_dir, render.TableWriter(out_dir),
-        {"fig31_dataset": fig31_dataset},
+        {"fig31_dataset": fig31_dataset, "dataset_notes": notes},
     )  # fmt: skip
     plugin, why = plugins.choose_plugin(outcomes, chapter)
     summary = provenance.summarise(outcomes)
     unreadable = outcomes.attrs.get(load.UNREADABLE, {})
     sections = plugin.sections(context)
-    sections[1:1] = [_top_notes(why, unreadable, summary)]
+    sections[1:1] = [_top_notes(why, unreadable, summary, notes)]
     sections += [
         overtuning_section(context, plugin),
         provenance.section(summary, context.write, unreadable),

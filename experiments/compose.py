@@ -16,7 +16,7 @@ from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from omegaconf import OmegaConf
 
-from experiments.config import CONF_DIR, check_overrides, spec_from_config
+from experiments.config import CONF_DIR, check_overrides, open_settings, spec_from_config
 from experiments.runner import RunSpec
 
 
@@ -29,6 +29,7 @@ def override(key: str, value: Any) -> str:
 def compose_config(overrides: Sequence[str]) -> dict[str, Any]:
     """The composed config (a plain dict) for command-line style ``overrides``."""
     check_overrides(overrides)
+    overrides = open_settings(overrides)
     if GlobalHydra.instance().is_initialized():  # inside run.py's Hydra app: same conf/ tree
         cfg = compose(config_name="config", overrides=list(overrides))
     else:

@@ -7,11 +7,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from experiments.runner import RunSpec
 from hpo.datasets import DatasetError, resolve_name, unknown_choice_message
 from hpo.ensembles import TIE_RULES
 from hpo.learners import FitGuard, learner_names
-from hpo.optimizers import check_settings
+from hpo.optimizers import check_settings, make_optimizer
 from hpo.protocol import ProtocolSettings
 from hpo.space import SpaceError, space_from_config
 
@@ -56,6 +58,16 @@ def _listed_values(value: str) -> list[str]:
     if value.startswith(SWEEP_FUNCTIONS):
         return []
     return [v.strip() for v in value.split(",")]
+
+
+OPEN_SETTINGS = "optimizer.settings."
+
+
+def open_settings(overrides: Sequence[str]) -> list[str]:
+    """``overrides`` with ``optimizer.settings.<name>=`` made add-or-override (``++``), so a
+    setting the method's file does not list can be given as plainly as one it does (the
+    family's class still refuses unknown names, one line)."""
+    return [f"++{o}" if o.startswith(OPEN_SETTINGS) else o for o in overrides]
 
 
 def check_overrides(overrides: Sequence[str]) -> None:
@@ -141,6 +153,7 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
             train_cap=None if protocol["train_cap"] is None else int(protocol["train_cap"]),
             cap_selection_share=float(protocol["cap_selection_share"]),
             stratify=_stratify(protocol["stratify"]),
+            standardize=boolean("protocol.standardize", protocol.get("standardize", False)),
         )
         guard = FitGuard(**dict(cfg["fit_guard"]))
     except (DatasetError, ValueError, TypeError) as err:
@@ -155,7 +168,7 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
         budget=_integer("budget", cfg["budget"], 1),
         seed=_integer("seed", cfg["seed"], 0),
         repetition=_integer("repetition", cfg["repetition"], 0),
-        optimizer_settings=_optimizer_settings(optimizer),
+        optimizer_settings=_optimizer_settings(optimizer, space),
         fit_guard=guard,
         pm_domain=str(cfg.get("pm_domain", "space")),
         curves=boolean("curves", cfg.get("curves", True)),
@@ -171,11 +184,14 @@ def _choice(name: str, value: Any, valid: Sequence[str]) -> str:
     return str(value)
 
 
-def _optimizer_settings(optimizer: Mapping[str, Any]) -> dict[str, Any]:
-    """``optimizer.settings``, checked against the keyword arguments of the family's class."""
-    settings = dict(optimizer.get("settings") or {})
+def _optimizer_settings(optimizer: Mapping[str, Any], space: Mapping[str, Any]) -> dict[str, Any]:
+    """``optimizer.settings``, checked against the keyword arguments of the family's class and
+    by building the optimizer once on ``space`` (a setting out of range, or a conditional kernel
+    on a space without conditions, is refused here, before anything is loaded or written)."""
+    family, settings = str(optimizer["family"]), dict(optimizer.get("settings") or {})
     try:
-        check_settings(str(optimizer["family"]), settings)
-    except (KeyError, ValueError) as err:
+        check_settings(family, settings)
+        make_optimizer(family, space_from_config(space), 2, np.random.default_rng(0), **settings)
+    except (KeyError, ValueError, TypeError) as err:
         raise UsageError(str(err).strip('"')) from err
     return settings

@@ -14,12 +14,19 @@ import time
 from analysis import layout
 from experiments.config import UsageError
 from experiments.results import ensure_writable
-from experiments.sweep import RESULTS_ROOT, check_data, consolidate, plan, run_sweep
+from experiments.sweep import (
+    RESULTS_ROOT,
+    check_data,
+    consolidate,
+    plan,
+    record_dataset_notes,
+    run_sweep,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.reproduce", description=__doc__)
-    parser.add_argument("experiment", choices=["chapter3"])
+    parser.add_argument("experiment", choices=["chapter3", "chapter5"])
     parser.add_argument("--profile", default="smoke")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1 = all cores)")
     parser.add_argument("--data-dir", default=None)
@@ -29,12 +36,15 @@ def main(argv: list[str] | None = None) -> int:
         runs = plan(args.experiment, args.profile, RESULTS_ROOT, args.data_dir)
         check_data(runs, args.data_dir)
         ensure_writable(RESULTS_ROOT)
+        notes = record_dataset_notes(args.experiment, args.profile, RESULTS_ROOT, args.data_dir)
     except (UsageError, PermissionError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(f"{args.experiment}/{args.profile}: {len(runs)} runs")
-    counts = run_sweep(runs, n_jobs=args.jobs, data_dir=args.data_dir)
+    for name, note in notes.items():
+        print(f"  {name}: {note}")
     sweep_dir = layout.sweep_dir(args.experiment, args.profile)
+    counts = run_sweep(runs, n_jobs=args.jobs, data_dir=args.data_dir)
     consolidate(runs, sweep_dir / layout.CONSOLIDATED)
     from analysis.report import write_report
 

@@ -91,7 +91,15 @@ class RunSpec:
         identity = asdict(self)
         identity["rules"] = dict(sorted(self.rules.items()))
         del identity["experiment"]
+        for key, neutral in PROTOCOL_FIELDS_ADDED_LATER.items():
+            if identity["protocol"][key] == neutral:  # earlier results keep their file names
+                del identity["protocol"][key]
         return identity
+
+
+# Protocol settings added after results were first published, with the value that reproduces the
+# earlier behaviour: left out of a run's identity (and hash) while they hold it.
+PROTOCOL_FIELDS_ADDED_LATER = {"standardize": False}
 
 
 @dataclass(frozen=True)

@@ -50,9 +50,10 @@ from hpo.datasets import (
     GET_DATA_HINT,
     Dataset,
     DatasetError,
-    dataset_list,
+    DatasetPlan,
     load_dataset,
     missing_datasets,
+    plan_datasets,
     uci121_dir,
 )
 from hpo.datasets import unknown_choice_message as _unknown
@@ -125,15 +126,10 @@ def plan(
     if profile not in profiles:
         raise UsageError(_unknown("profile", profile, profiles))
     name = config.get("name", experiment)
-    base = {k: v for k, v in config.items() if k in (*_SHARED_SETTINGS, "fit_guard")}
     runs_dir = layout.sweep_dir(name, profile, results_root) / layout.RUNS
     planned: list[PlannedRun] = []
-    for part, part_config in profiles[profile]["parts"].items():
-        settings = {**base, **part_config}
-        try:
-            datasets = dataset_list(settings["datasets"], data_dir)
-        except DatasetError as err:
-            raise UsageError(str(err)) from err
+    for part, settings in _parts(config, profile):
+        datasets = _dataset_plan(settings, data_dir).names
         if not datasets:
             raise UsageError(
                 f"{name}/{profile}, part {part}: no dataset of {settings['datasets']!r} is in the "
@@ -142,6 +138,49 @@ def plan(
         for spec in _part_specs(name, settings, datasets):
             planned.append(PlannedRun(part, spec, runs_dir / part / run_filename(spec)))
     return planned
+
+
+def _parts(config: Mapping[str, Any], profile: str) -> list[tuple[str, dict[str, Any]]]:
+    """``(part, settings)`` of a profile: the experiment's shared settings under each part's."""
+    shared = (*_SHARED_SETTINGS, "fit_guard", "openml", "method_overrides")
+    base = {k: v for k, v in config.items() if k in shared}
+    return [(part, {**base, **c}) for part, c in config["profiles"][profile]["parts"].items()]
+
+
+def _dataset_plan(settings: Mapping[str, Any], data_dir: str | None) -> DatasetPlan:
+    try:
+        return plan_datasets(settings["datasets"], data_dir, settings.get("openml", "cached"))
+    except DatasetError as err:
+        raise UsageError(str(err)) from err
+
+
+def dataset_notes(
+    experiment: str, profile: str | None = None, data_dir: str | None = None
+) -> dict[str, str]:
+    """For each dataset the experiment names but does not run as named, what happened instead
+    (substituted, or not run and why): the report lists them, nothing is dropped silently."""
+    config = load_experiment(experiment)
+    profile = profile or next(iter(config["profiles"]))
+    notes: dict[str, str] = {}
+    for _, settings in _parts(config, profile):
+        notes.update(_dataset_plan(settings, data_dir).notes)
+    return notes
+
+
+def record_dataset_notes(
+    experiment: str,
+    profile: str | None = None,
+    results_root: Path = RESULTS_ROOT,
+    data_dir: str | None = None,
+) -> dict[str, str]:
+    """:func:`dataset_notes`, kept beside the sweep's runs for the report (atomically)."""
+    config = load_experiment(experiment)
+    profile = profile or next(iter(config["profiles"]))
+    notes = dataset_notes(experiment, profile, data_dir)
+    folder = layout.sweep_dir(config.get("name", experiment), profile, results_root)
+    folder.mkdir(parents=True, exist_ok=True)
+    _write_json_atomic(folder / layout.DATASET_NOTES, notes)
+    return notes
 
 
 def _part_specs(
@@ -153,7 +192,9 @@ def _part_specs(
     for protocol in settings["protocols"]:
         runs: dict[str, RunSpec] = {}
         for method in settings["methods"]:
+            extra = (settings.get("method_overrides") or {}).get(method) or {}
             overrides = [f"optimizer={method}", f"protocol={protocol}", *shared]
+            overrides += [override(key, value) for key, value in extra.items()]
             spec = spec_from_config(compose_config(overrides), experiment=experiment)
             key = json.dumps({**spec.identity(), "rules": None}, sort_keys=True, default=str)
             if key in runs:
@@ -467,6 +508,10 @@ def _main(argv: list[str] | None = None) -> int:
         if args.command == "run":
             check_data(runs, args.data_dir)
             ensure_writable(args.results_root)
+            for name, note in record_dataset_notes(
+                args.experiment, args.profile, args.results_root, args.data_dir
+            ).items():
+                print(f"{name}: {note}")
             counts = run_sweep(runs, args.jobs, args.data_dir, args.max_memory_gb)
             print(f"finished: {counts}")
             _print_status(status(runs))
@@ -476,6 +521,7 @@ def _main(argv: list[str] | None = None) -> int:
             _print_status(frame)
             return 1 if frame["state"].isin(["failed", "corrupt"]).any() else 0
         out = runs[0].path.parents[3] / layout.CONSOLIDATED if runs else args.results_root
+        record_dataset_notes(args.experiment, args.profile, args.results_root, args.data_dir)
         for row_type, path in consolidate(runs, out).items():
             print(f"{row_type}s: {path}")
         return 0

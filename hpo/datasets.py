@@ -138,6 +138,72 @@ CHAPTER5_OPENML = (
 )
 
 
+# Offline stand-ins for two of Chapter 5's OpenML ids: the same source problem as distributed in the
+# UCI-121 collection. Substitutes, not claimed identical (rows, features, preprocessing differ); the
+# thesis's ids 389, 772, 917 and 1049 have none here.
+OPENML_SUBSTITUTES = {"openml:46": "molec-biol-splice", "openml:184": "chess-krvk"}
+# How an experiment gets its OpenML datasets: ``cached`` (default) runs those in the local OpenML
+# folder, the substitutes of the others when there are, and reports the rest as not run;
+# ``fetch`` runs them all from OpenML (network needed; the copies are cached).
+OPENML_MODES = ("cached", "fetch")
+ENV_OPENML_DIR = "HPO_OPENML_DIR"
+DEFAULT_OPENML_DIR = REPO_ROOT / "data" / "openml"
+
+
+@dataclass(frozen=True)
+class DatasetPlan:
+    """The datasets an experiment runs, and for every requested one that is not run as named,
+    why (``substituted by chess-krvk (...)``, ``not run: needs OpenML ...``)."""
+
+    names: list[str]
+    notes: dict[str, str]
+
+
+def plan_datasets(
+    entry: str | Iterable[str],
+    data_dir: str | os.PathLike[str] | None = None,
+    openml: str = "cached",
+) -> DatasetPlan:
+    """:func:`dataset_list` with OpenML ids resolved by ``openml`` (:data:`OPENML_MODES`)."""
+    if openml not in OPENML_MODES:
+        raise DatasetError(unknown_choice_message("openml mode", openml, OPENML_MODES))
+    names: list[str] = []
+    notes: dict[str, str] = {}
+    for name in dataset_list(entry, data_dir):
+        run_as = name
+        if name.startswith("openml:") and openml == "cached" and not openml_cached(name):
+            if name in OPENML_SUBSTITUTES:
+                run_as = OPENML_SUBSTITUTES[name]
+                notes[name] = (
+                    f"substituted by {run_as} (UCI-121's copy of the same problem, not claimed "
+                    f"identical; not in the OpenML folder {openml_dir()})"
+                )
+            else:
+                notes[name] = (
+                    f"not run: needs OpenML (not in the OpenML folder {openml_dir()}; online, "
+                    f"`python -m hpo.datasets fetch-openml {name[7:]}` or openml=fetch)"
+                )
+                continue
+        if run_as not in names:
+            names.append(run_as)
+    return DatasetPlan(names, notes)
+
+
+def openml_dir() -> Path:
+    """Where fetched OpenML datasets are kept: ``$HPO_OPENML_DIR`` or ``data/openml``."""
+    env = os.environ.get(ENV_OPENML_DIR)
+    return Path(env).expanduser() if env else DEFAULT_OPENML_DIR
+
+
+def _openml_file(name: str) -> Path:
+    return openml_dir() / f"openml-{name.removeprefix('openml:')}.npz"
+
+
+def openml_cached(name: str) -> bool:
+    """Whether ``openml:<id>`` is in the local OpenML folder (loads without network)."""
+    return _openml_file(name).is_file()
+
+
 def _available(names: list[str], data_dir: str | os.PathLike[str] | None) -> list[str]:
     root = uci121_dir(data_dir)
     return [n for n in names if (root / n).is_dir() and any((root / n).glob("*_R.dat"))]
@@ -300,8 +366,24 @@ def load_sklearn(name: str) -> Dataset:
 def load_openml(dataset_id: int, timeout_s: float = 10.0) -> Dataset:
     """An OpenML dataset by id (Chapter 5); numeric features, missing values as 0, labels encoded.
 
-    Raises :class:`DatasetError` with a clear message when OpenML cannot be reached.
+    Read from the local OpenML folder (:func:`openml_dir`) when it is there; otherwise fetched
+    and kept there (written atomically). Raises :class:`DatasetError` with a clear message when
+    OpenML cannot be reached.
     """
+    name = f"openml:{dataset_id}"
+    path = _openml_file(name)
+    if path.is_file():
+        with np.load(path) as stored:
+            return Dataset(name, stored["X"], stored["y"])
+    data = _fetch_openml(dataset_id, timeout_s)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp.npz")
+    np.savez_compressed(temporary, X=data.X, y=data.y)
+    os.replace(temporary, path)
+    return data
+
+
+def _fetch_openml(dataset_id: int, timeout_s: float) -> Dataset:
     import openml
 
     openml.config.connection_n_retries = 1
@@ -507,6 +589,8 @@ def _main(argv: list[str] | None = None) -> int:
     check = sub.add_parser("verify", help="verify an existing copy against the catalog")
     check.add_argument("--data-dir", default=None)
     sub.add_parser("list", help="print the catalog")
+    fetch = sub.add_parser("fetch-openml", help="fetch OpenML datasets into the OpenML folder")
+    fetch.add_argument("ids", nargs="+", type=int, help="OpenML ids, e.g. 389 772")
     build = sub.add_parser("build-catalog", help="rebuild data/catalog.tsv from a copy")
     build.add_argument("source_dir", type=Path)
     build.add_argument("thesis_names_csv", type=Path)
@@ -516,6 +600,11 @@ def _main(argv: list[str] | None = None) -> int:
             download(args.dest, args.url, args.force)
         elif args.command == "verify":
             _report_verification(uci121_dir(args.data_dir))
+        elif args.command == "fetch-openml":
+            for dataset_id in args.ids:
+                data = load_openml(dataset_id)
+                print(f"openml:{dataset_id}: {data.X.shape[0]} rows, {data.X.shape[1]} features")
+            print(f"kept in {openml_dir()}")
         elif args.command == "list":
             print(catalog().drop(columns=["sha256"]).to_string(index=False))
         else:

@@ -88,6 +88,18 @@ def config_key(config: Mapping[str, object]) -> tuple:
     return tuple(sorted(config.items()))
 
 
+def standardize_features(
+    X_train: np.ndarray, X_others: list[np.ndarray]
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``X_train`` and ``X_others`` z-scored with ``X_train``'s column means and standard
+    deviations (thesis §5.5; a constant column is only centred), so no statistic of a validation
+    or test row enters its own transformation."""
+    mean = X_train.mean(axis=0)
+    std = X_train.std(axis=0)
+    scale = np.where(std > 0, std, 1.0)
+    return (X_train - mean) / scale, [(X - mean) / scale for X in X_others]
+
+
 class Evaluator:
     """Scores configurations on the folds of a batch and tests chosen ones (both cached).
 
@@ -113,6 +125,7 @@ class Evaluator:
             self.y, len(data.y), data.has_predefined_test, protocol, seed, data.name, repetition
         )
         self.learner_of = learner_of
+        self.standardize = protocol.standardize
         self.guard = guard
         self.keep_predictions = keep_predictions
         self._seed_key = (seed, data.name, repetition)
@@ -120,8 +133,8 @@ class Evaluator:
         self._test_cache: dict[tuple, TestResult] = {}
         self._distances = (
             SquaredDistanceCache(self.X, guard.distance_cache_mb)
-            if guard.distance_cache_mb > 0
-            else None
+            if guard.distance_cache_mb > 0 and not protocol.standardize
+            else None  # standardised features differ per fit: no shared distances
         )
 
     def learner_seed(self, config: Mapping[str, object]) -> int:
@@ -148,13 +161,16 @@ class Evaluator:
             gamma = float(learner_parameters(learner, config)["gamma"])  # "svm_rbf__gamma" too
             gram = self._distances.gram(train_key, train, gamma)
         gram_seconds = time.perf_counter() - started
+        X_train, X_evals = self.X[train], [self.X[rows] for rows in evals]
+        if self.standardize:
+            X_train, X_evals = standardize_features(X_train, X_evals)
         outcome = fit_and_predict(
             learner,
             config,
             guard,
-            self.X[train],
+            X_train,
             self.y[train],
-            [(self.X[rows], self.y[rows]) for rows in evals],
+            [(X, self.y[rows]) for X, rows in zip(X_evals, evals, strict=True)],
             seed=self.learner_seed(config),
             train_gram=gram,
         )

@@ -51,6 +51,10 @@ class ProtocolSettings:
     # [decide, docs/deviations.md] which splits are stratified: True (all), False (none) or some of
     # STRATIFIABLE_SPLITS; the thesis does not mention stratification.
     stratify: bool | tuple[str, ...] = False
+    # [decide] z-score every feature with the mean and standard deviation of each fit's training
+    # rows (thesis §5.5, Chapter 5: "every feature standardised"); off for Chapter 3, whose
+    # UCI-121 files are already z-scored over the whole dataset.
+    standardize: bool = False
 
     def __post_init__(self) -> None:
         if self.validation not in VALIDATION_KINDS:

@@ -8,7 +8,9 @@ CMA-ES rules ``-pv`` (partial validation, Eq. 3.6), ``-bw`` (backwarding, Eq. 3.
 posterior mean; every other method returns its best validation error. Beyond Chapter 3:
 ``smac`` (thesis §5.5: SMAC, best validation), ``esmbo`` and ``ers`` (Lacoste et al., UAI 2014:
 the agnostic-Bayes ensemble of a GP-EI round robin over bootstraps, or of a random search, and
-the same run's best single model).
+the same run's best single model). Chapter 5 (§5.5, Table 5.2): the GP variants by kernel
+(Matérn-5/2, conditional Eq. 5.9, Laplace Eq. 5.15), imputation (§5.3.1) and acquisition
+optimizer (random candidates or local search, §5.3.2), with Chapter 5's priors, space and protocol.
 """
 
 from __future__ import annotations
@@ -42,7 +44,15 @@ THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
     "cma-bw-r": ("cma", True, True, "backwarding"),
     "cma-gv": ("cma", False, True, "global_validation"),
     "cma-gv-r": ("cma", True, True, "global_validation"),
-    "smac": ("smac", False, False, "best_validation"),
+    "smac": ("smac", False, False, {"SMAC": "best_validation"}),
+    "spearmint": ("gp", False, False, {"Spearmint": "best_validation"}),
+    "gp_matern_noimp": ("gp", False, False, {"GP-matern-noimpute": "best_validation"}),
+    "gp_matern": ("gp", False, False, {"GP-matern": "best_validation"}),
+    "gp_cond": ("gp", False, False, {"GP-cond": "best_validation"}),
+    "gp_laplace": ("gp", False, False, {"GP-laplace": "best_validation"}),
+    "gp_matern_ls": ("gp", False, False, {"GP-matern-ls": "best_validation"}),
+    "gp_cond_ls": ("gp", False, False, {"GP-cond-ls": "best_validation"}),
+    "gp_laplace_ls": ("gp", False, False, {"GP-laplace-ls": "best_validation"}),
     "esmbo": (
         "esmbo",
         False,
@@ -52,11 +62,23 @@ THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
     "ers": ("rs", False, False, {"ers": "agnostic_bayes", "ers-argmin": "best_validation"}),
 }
 CHAPTER3_METHODS = list(THESIS_METHODS)[:16]
+# Chapter 5's GP variants (thesis §5.5): kernel, acquisition optimizer, imputation; all but
+# Spearmint use Chapter 5's priors and start from random valid configurations.
+CHAPTER5_GP = {
+    "gp_matern_noimp": ("matern52", "random", False),
+    "gp_matern": ("matern52", "random", True),
+    "gp_cond": ("conditional", "random", True),
+    "gp_laplace": ("laplace", "random", True),
+    "gp_matern_ls": ("matern52", "local_search", True),
+    "gp_cond_ls": ("conditional", "local_search", True),
+    "gp_laplace_ls": ("laplace", "local_search", True),
+}
+CHAPTER5_DEFAULTS = {*CHAPTER5_GP, "spearmint", "smac"}
 CONFIGS = sorted(p.stem for p in (CONF_DIR / "optimizer").glob("*.yaml"))
 
 
 def _method(config_name: str) -> str:
-    return config_name.replace("_", "-")
+    return config_name if config_name in CHAPTER5_DEFAULTS else config_name.replace("_", "-")
 
 
 def test_there_is_one_config_per_thesis_method_and_no_other() -> None:
@@ -79,6 +101,28 @@ def test_method_config_matches_the_thesis_definition(config_name: str) -> None:
     assert dict(spec.rules) == rules
     if method in CHAPTER3_METHODS:
         assert METHOD_RULES[method] == rule
+    if config_name in CHAPTER5_DEFAULTS:  # Chapter 5's space and protocol unless overridden
+        assert (spec.space_name, spec.protocol_name) == ("sklearn_cash", "chapter5")
+        assert spec.protocol.standardize and spec.protocol.n_folds == 5
+        assert spec.protocol.test_frac == 0.2
+    else:
+        assert spec.space_name == "svm_rbf" and not spec.protocol.standardize
+    if config_name in CHAPTER5_GP:
+        kernel, acquisition, impute = CHAPTER5_GP[config_name]
+        settings = spec.optimizer_settings
+        assert settings["kernel"] == kernel
+        assert settings["acquisition_optimizer"] == acquisition
+        assert settings.get("impute", True) is impute
+        assert (settings["priors"], settings["initial_design"]) == ("lognormal", "random_valid")
+    if config_name == "spearmint":  # Spearmint's own priors and grid + L-BFGS-B, no imputation
+        assert spec.optimizer_settings == {"impute": False}
+
+
+def test_a_command_line_space_or_protocol_wins_over_a_methods_defaults() -> None:
+    spec = compose_run(["optimizer=gp_matern_ls", "space=svm_kernels", "protocol=cv5"])
+    assert (spec.space_name, spec.protocol_name) == ("svm_kernels", "cv5")
+    spec = compose_run(["optimizer=rs", "space=sklearn_cash"])
+    assert (spec.space_name, spec.protocol_name) == ("sklearn_cash", "holdout")
 
 
 def _shared_runs(part: str, tmp_path: Path) -> dict[tuple, set[frozenset[str]]]:
