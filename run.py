@@ -42,7 +42,7 @@ def _single_run(cfg: DictConfig) -> None:
     if finished:
         print(f"already finished, not run again (results are never overwritten): {path}")
     else:
-        run_and_save(spec, path, cfg.data_dir)
+        run_and_save(spec, path, cfg.data_dir, show_progress=True)
     summary = summarize(path)
     print(summary.to_string(index=False, na_rep="n/a"))
     if summary["valid_error_%"].isna().any():

@@ -13,7 +13,7 @@ predictions sidecar, :mod:`experiments.results`).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -131,8 +131,18 @@ def execute_run(
     return result.trace, result.outcomes
 
 
-def run(spec: RunSpec, data: Dataset | None = None, data_dir: str | None = None) -> RunResult:
-    """Run ``spec``: the optimization loop, then every rule's choices, tested."""
+# Called after every evaluation with (iteration, validation loss of that evaluation).
+Progress = Callable[[int, float], None]
+
+
+def run(
+    spec: RunSpec,
+    data: Dataset | None = None,
+    data_dir: str | None = None,
+    progress: Progress | None = None,
+) -> RunResult:
+    """Run ``spec``: the optimization loop, then every rule's choices, tested. ``progress``
+    (e.g. a progress bar) hears of every evaluation; it cannot change the results."""
     data = data if data is not None else load_dataset(spec.dataset, data_dir)
     space = space_from_config(spec.space)
     optimizer = make_optimizer(
@@ -158,7 +168,7 @@ def run(spec: RunSpec, data: Dataset | None = None, data_dir: str | None = None)
         keep_predictions=spec.predictions or reads_predictions,
     )
     evaluator.splits.check_sizes(data.name)
-    evaluations = _optimize(spec, optimizer, space, evaluator, list(rules.values()))
+    evaluations = _optimize(spec, optimizer, space, evaluator, list(rules.values()), progress)
     trace = Trace(
         valid_loss=np.array([e.scored.valid_loss for e in evaluations]),
         selection_loss=np.array([e.scored.selection_loss for e in evaluations]),
@@ -181,6 +191,7 @@ def _optimize(
     space: Space,
     evaluator: Evaluator,
     rules: list[SelectionRule],
+    progress: Progress | None = None,
 ) -> list[_Evaluation]:
     """The ask / evaluate / tell loop; rules observe the optimizer after every evaluation."""
     evaluations: list[_Evaluation] = []
@@ -207,6 +218,8 @@ def _optimize(
         evaluations.append(
             _Evaluation(iteration, proposal.batch, u, config, scored, ask_seconds + tell_seconds)
         )
+        if progress is not None:
+            progress(iteration, scored.valid_loss)
     return evaluations
 
 

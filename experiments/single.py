@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from tqdm.auto import tqdm
 
 from experiments.results import (
     ensure_writable,
@@ -20,14 +21,38 @@ from experiments.runner import RunSpec, run
 from hpo.datasets import Dataset
 
 
+def progress_bar(spec: RunSpec) -> tqdm:
+    """A progress bar with ETA over the run's evaluations, on stderr when it is a terminal
+    (nothing in logs or pipes), showing the best validation error so far."""
+    return tqdm(
+        total=spec.budget, desc=f"{spec.run_method} {spec.dataset}", unit="eval", disable=None
+    )
+
+
 def run_and_save(
-    spec: RunSpec, path: Path, data_dir: str | None = None, data: Dataset | None = None
+    spec: RunSpec,
+    path: Path,
+    data_dir: str | None = None,
+    data: Dataset | None = None,
+    show_progress: bool = False,
 ) -> Path:
-    """Execute ``spec`` and write its results to ``path``, unless that file exists."""
+    """Execute ``spec`` and write its results to ``path``, unless that file exists
+    (``show_progress``: :func:`progress_bar` while it runs)."""
     if path.exists():
         return path
     started = time.perf_counter()
-    result = run(spec, data=data, data_dir=data_dir)
+    if show_progress:
+        with progress_bar(spec) as bar:
+            best = [float("inf")]
+
+            def advance(iteration: int, loss: float) -> None:
+                best[0] = min(best[0], loss)
+                bar.set_postfix_str(f"best valid {100 * best[0]:.2f}%", refresh=False)
+                bar.update(1)
+
+            result = run(spec, data=data, data_dir=data_dir, progress=advance)
+    else:
+        result = run(spec, data=data, data_dir=data_dir)
     try:
         return write_run(result, path, spec, time.perf_counter() - started)
     except FileExistsError:  # another worker finished the same run first: same results

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from analysis import layout
 from experiments.results import without_timing
 from experiments.sweep import consolidate, execute, plan, run_sweep, status
 
@@ -89,6 +90,7 @@ def test_killed_sweep_resumes_to_identical_results(tmp_path: Path) -> None:
         _consolidated(root, str(experiment)), _consolidated(reference_root, str(experiment))
     )
     leftovers = [p for p in root.rglob("*") if p.is_file() and p.suffix != ".parquet"]
+    leftovers = [p for p in leftovers if p.name != layout.DATASET_NOTES]  # the sweep's notes
     assert not [p for p in leftovers if "merged" not in p.parts and p.suffix != ".tmp"]
 
 
