@@ -9,11 +9,11 @@ Two measurements, single-threaded, then a projection (thesis §5.5: 24 datasets 
    stand for every method on that dataset. [approximation] Model-based methods concentrate on
    some classifiers (GP-cond-ls mostly random forests and RBF-SVMs, thesis Fig 5.8), whose fits
    may cost more or less than random search's uniform mix.
-2. **Optimizer cost per method**: each of the eleven methods on pima at ``--opt-budget``
+2. **Optimizer cost per method**: each of the eleven methods on pima at ``--opt-budget`` (200)
    evaluations; its optimizer seconds over 200 evaluations are the measured steps plus the later
    ones extrapolated from the trend of its step times (``throughput.optimizer_seconds_at``).
 
-    python benchmarks/throughput_chapter5.py [--eval-budget 10] [--opt-budget 60] [--quick]
+    python benchmarks/throughput_chapter5.py [--eval-budget 10] [--opt-budget 200] [--quick]
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def optimizer_costs(methods: list[str], budget: int) -> pd.Series:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eval-budget", type=int, default=10)
-    parser.add_argument("--opt-budget", type=int, default=60)
+    parser.add_argument("--opt-budget", type=int, default=PAPER_BUDGET)
     parser.add_argument("--quick", action="store_true", help="3 datasets, budgets 4 and 20")
     args = parser.parse_args()
     experiment = load_experiment("chapter5")

@@ -110,7 +110,11 @@ def run_seconds(runs: pd.DataFrame, costs: pd.Series) -> np.ndarray:
     seconds = costs.reindex(keys).to_numpy()
     if np.isnan(seconds).any():
         missing = sorted(set(keys[np.isnan(seconds)]))
-        raise UsageError(f"the run-cost table has no cost for (family, protocol, bin) {missing}")
+        raise UsageError(
+            f"the run-cost table has no cost for (family, protocol, bin) {missing}; it holds "
+            "Chapter 3's runs (benchmarks/throughput.py); Chapter 5's paper profile is "
+            "projected by benchmarks/throughput_chapter5.py"
+        )
     return seconds * runs["budget"].to_numpy() / COST_BUDGET
 
 
