@@ -72,14 +72,16 @@ FIG_4_7_SIZES = (3, 7, 12, 30)  # [decide] sizes whose a(m) Fig 4.7 shows
 # -------------------------------------------------------------------- losses over margins
 
 
-def margin_votes(margins: np.ndarray, size: float = 1.0) -> tuple:
+def margin_votes(margins: np.ndarray, size: float = 1.0) -> tuple[np.ndarray, np.ndarray, float]:
     """Votes (``correct``, ``wrong_max``, ``size``) of binary examples with these margins, the
     input of ``hpo.ensembles.losses.loss_of_votes`` (margin ``M = 2 correct/size − 1``)."""
     correct = size * (np.asarray(margins, dtype=float) + 1.0) / 2.0
     return correct, size - correct, size
 
 
-def loss_of_margins(loss: str, margins: np.ndarray, size: float = 1.0, a: float | None = None):
+def loss_of_margins(
+    loss: str, margins: np.ndarray, size: float = 1.0, a: float | None = None
+) -> np.ndarray:
     """The library's ``loss`` of examples with ``margins`` (reduced over the last axis)."""
     return loss_of_votes(loss, margin_votes(margins, size), a)
 
