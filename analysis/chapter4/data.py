@@ -1,12 +1,10 @@
 """Chapter-4 inputs built on the engine's loaders: outcome rows per search space, score tables
 in the thesis's method names, per-repetition errors and the chosen ensembles' sizes.
 
-The engine (``analysis.load``) reads a fixed set of outcome columns; Chapter 4 also needs
-``space``, ``n_members``, ``members`` and ``learner``. :func:`with_extra_columns` reads them from
-the same results (consolidated ``outcomes.parquet`` or the run files) and joins them on
-(run_id, method, iteration). Without a ``space`` column the space is inferred from the methods
-[decide]: a results set holding EO-sqm, EO-C, EO-sig or cma is the scikit-learn space, any other
-the SVM space.
+The engine (``analysis.load``) reads the outcome columns, ``space``, ``n_members``, ``members``
+and ``learner`` included. Results without a ``space`` column (written before it existed) get the
+space inferred from the methods [decide]: a results set holding EO-sqm, EO-C, EO-sig or cma is
+the scikit-learn space, any other the SVM space.
 
 Method names are the thesis's (§4.4; ``hpo``'s method names already are) except ``cma``, which
 Table 4.5 prints ``CMA``: :data:`DISPLAY_NAMES` renames it everywhere in this plug-in.
@@ -14,17 +12,12 @@ Table 4.5 prints ``CMA``: :data:`DISPLAY_NAMES` renames it everywhere in this pl
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
-import pyarrow.parquet as pq
 
-from analysis import layout, load
+from analysis import load
 from analysis.chapter4.thesis import SKLEARN, SVM
 from analysis.stats import wilcoxon_pvalue
 
-EXTRA_COLUMNS = ("space", "n_members", "members", "learner")
-JOIN_KEYS = ["run_id", "method", "iteration"]
 DISPLAY_NAMES = {"cma": "CMA"}
 # The thesis's methods per space, in the order of its Tables 4.4 and 4.6.
 THESIS_METHODS = {
@@ -35,48 +28,6 @@ THESIS_METHODS = {
 OTHER_METHODS = {SVM: ("RS-best", "RS-post"), SKLEARN: ("EO-post",)}
 SKLEARN_ONLY = {"EO-sqm", "EO-C", "EO-sig", "CMA"}
 SPACE_LABELS = {SVM: "SVM space (§4.4.1)", SKLEARN: "scikit-learn space (§4.4.2)"}
-
-
-def _outcome_files(source: Path) -> tuple[list[Path], bool]:
-    """The parquet files holding ``source``'s outcome rows, and whether they are run files
-    (mixed trace/outcome rows) rather than consolidated outcome tables."""
-    if (source / "outcomes.parquet").is_file():
-        return [source / "outcomes.parquet"], False
-    consolidated = source / layout.CONSOLIDATED / "outcomes.parquet"
-    if consolidated.is_file():
-        return [consolidated], False
-    return layout.run_files(source / layout.RUNS), True
-
-
-def _read_extra(path: Path, run_file: bool) -> pd.DataFrame | None:
-    try:
-        present = set(pq.read_schema(path).names)
-    except (OSError, ValueError):
-        return None  # the engine already warned about this file
-    wanted = [c for c in (*JOIN_KEYS, *EXTRA_COLUMNS) if c in present]
-    if not set(JOIN_KEYS) <= set(wanted) or len(wanted) == len(JOIN_KEYS):
-        return None
-    if run_file:
-        frame = pd.read_parquet(path, columns=[*wanted, "row_type"])
-        return frame[frame["row_type"] == "outcome"].drop(columns="row_type")
-    return pd.read_parquet(path, columns=wanted)
-
-
-def with_extra_columns(outcomes: pd.DataFrame, source: Path | None) -> pd.DataFrame:
-    """``outcomes`` with :data:`EXTRA_COLUMNS` added from ``source`` where they are missing."""
-    missing = [c for c in EXTRA_COLUMNS if c not in outcomes.columns]
-    if not missing or source is None or not Path(source).is_dir():
-        return outcomes
-    files, run_files = _outcome_files(Path(source))
-    frames = [f for f in (_read_extra(p, run_files) for p in files) if f is not None]
-    if not frames:
-        return outcomes
-    extra = pd.concat(frames, ignore_index=True)
-    extra = extra[[*JOIN_KEYS, *[c for c in missing if c in extra.columns]]]
-    extra = extra.astype({"iteration": "int64"}).drop_duplicates(JOIN_KEYS)
-    merged = outcomes.merge(extra, on=JOIN_KEYS, how="left")
-    merged.attrs = outcomes.attrs
-    return merged
 
 
 def infer_space(methods: set[str]) -> str:

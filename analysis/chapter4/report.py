@@ -43,7 +43,7 @@ class Inputs:
     dropped: dict[str, list[str]] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.outcomes = data.prepare(data.with_extra_columns(self.outcomes, self.source))
+        self.outcomes = data.prepare(self.outcomes)
         self.repetitions = data.repetition_errors(self.outcomes)
         self.scores, self.thesis_scores, self.dropped = {}, {}, {}
         for space in SPACES:
