@@ -26,6 +26,7 @@ from analysis.render import TableWriter
 REGISTRY = {
     "chapter3": "analysis.chapter3",
     "chapter4": "analysis.chapter4",
+    "chapter5": "analysis.chapter5",
 }
 
 

@@ -114,7 +114,10 @@ def _c5_3(inputs: Inputs) -> Outcome:
     others = [m for m in OTHERS if m != "Spearmint"] + [BEST]
     s = inputs.setting("Spearmint", *others)
     conditions: list[tuple[str, bool | None]] = [
-        ("Spearmint has the worst rank", bool(s.rank("Spearmint") > s.ranks.drop("Spearmint").max()))
+        (
+            "Spearmint has the worst rank",
+            bool(s.rank("Spearmint") > s.ranks.drop("Spearmint").max()),
+        )
     ]
     conditions += [
         (f"{m} significantly better than Spearmint", s.significantly_better(m, "Spearmint"))
@@ -155,7 +158,10 @@ def _c5_5(inputs: Inputs) -> Outcome:
         for b in ("GP-cond", "GP-laplace")
     ]
     conditions.append(
-        ("GP-matern-ls vs GP-matern not significant", s.not_significant("GP-matern-ls", "GP-matern"))
+        (
+            "GP-matern-ls vs GP-matern not significant",
+            s.not_significant("GP-matern-ls", "GP-matern"),
+        )
     )
     return Outcome("; ".join(s.pair(f"{b}-ls", b) for b in bases), conditions)
 
@@ -178,12 +184,8 @@ def _c5_7(inputs: Inputs) -> Outcome:
     cd = stats.nemenyi_critical_difference(k, n, inputs.alpha)
     gaps = (s.rank("RS") - s.ranks).drop("RS")
     beyond = sorted(gaps[gaps > cd].index)
-    conditions: list[tuple[str, bool | None]] = [
-        (f"R(RS) − R({BEST}) > CD", bool(gaps[BEST] > cd))
-    ]
-    conditions += [
-        (f"R(RS) − R({m}) ≤ CD", bool(gaps[m] <= cd)) for m in gaps.index if m != BEST
-    ]
+    conditions: list[tuple[str, bool | None]] = [(f"R(RS) − R({BEST}) > CD", bool(gaps[BEST] > cd))]
+    conditions += [(f"R(RS) − R({m}) ≤ CD", bool(gaps[m] <= cd)) for m in gaps.index if m != BEST]
     return Outcome(
         f"CD = {cd:.3f} (k = {k}, N = {n}); R(RS) − R({BEST}) = {gaps[BEST]:.2f}; "
         f"beyond the CD: {', '.join(beyond) or 'none'}",
@@ -255,8 +257,14 @@ def _c5_11(inputs: Inputs) -> Outcome:
         f"t = {early} → {late}: RS {rs[early]:.2f} → {rs[late]:.2f}, "
         f"{BEST} {best[early]:.2f} → {best[late]:.2f}",
         [
-            (f"RS's rank at t = {late} not better than at t = {early}", bool(rs[late] >= rs[early])),
-            (f"{BEST}'s rank at t = {late} better than at t = {early}", bool(best[late] < best[early])),
+            (
+                f"RS's rank at t = {late} not better than at t = {early}",
+                bool(rs[late] >= rs[early]),
+            ),
+            (
+                f"{BEST}'s rank at t = {late} better than at t = {early}",
+                bool(best[late] < best[early]),
+            ),
         ],
         statistic=float(rs[late] - rs[early]),
     )

@@ -179,7 +179,7 @@ def rank_curves(
     means = means.reindex(columns=methods)
     iterations = np.arange(1, budget + 1)
     ranked = []
-    for dataset, block in means.groupby(level="dataset"):
+    for _, block in means.groupby(level="dataset"):
         block = block.droplevel("dataset")
         grid = block.reindex(sorted({*block.index, *iterations})).ffill().reindex(iterations)
         complete = grid.dropna()
