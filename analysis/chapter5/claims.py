@@ -251,7 +251,10 @@ def _c5_11(inputs: Inputs) -> Outcome:
         raise MissingInput(f"the rank curves lack {absent}")
     early, late = rank_points(inputs.budget)
     if early not in curves.index or late not in curves.index:
-        raise MissingInput(f"the rank curves lack iteration {early} or {late}")
+        raise MissingInput(
+            f"the rank curves lack iteration {early} or {late} (no dataset where every method "
+            "has an incumbent then; CMA-ES has none before its first generation ends)"
+        )
     rs, best = curves["RS"], curves[BEST]
     return Outcome(
         f"t = {early} → {late}: RS {rs[early]:.2f} → {rs[late]:.2f}, "
