@@ -17,7 +17,7 @@ statistics claims read: average ranks, win rates, medians, win/loss counts, Wilc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Generic, TypeVar
@@ -149,6 +149,20 @@ class ScoreSetting:
         """``method`` has the strictly lowest average rank (hence the highest win rate)."""
         return self.rank(method) < self.ranks.drop(method).min()
 
+    def pairwise(
+        self,
+        better: tuple[tuple[str, str], ...] = (),
+        same: tuple[tuple[str, str], ...] = (),
+    ) -> Outcome:
+        """A claim that each ``better`` pair (a, b) has a significantly better than b and each
+        ``same`` pair is not significantly different, with the pairs as our value."""
+        conditions: list[tuple[str, bool | None]] = [
+            (f"{a} significantly better than {b}", self.significantly_better(a, b))
+            for a, b in better
+        ]
+        conditions += [(f"{a} vs {b} not significant", self.not_significant(a, b)) for a, b in same]
+        return Outcome("; ".join(self.pair(a, b) for a, b in (*better, *same)), conditions)
+
 
 @dataclass(frozen=True)
 class Claim(Generic[InputsT]):
@@ -201,3 +215,20 @@ def _status(conditions: list[tuple[str, bool | None]]) -> tuple[str, str]:
 def records_frame(records: Iterable[ClaimRecord]) -> pd.DataFrame:
     """Claim records as a DataFrame, one row per claim, indexed by claim id."""
     return pd.DataFrame([asdict(r) for r in records]).set_index("id")
+
+
+def claims_display(
+    frame: pd.DataFrame, extra: Mapping[str, Sequence[str]] | None = None
+) -> tuple[pd.DataFrame, str]:
+    """A claims table (:func:`records_frame`) as a report shows it — statement, thesis value,
+    our value, ``extra`` columns, status with its reason — and the tally of statuses."""
+    columns = {
+        "statement": frame["statement"],
+        "thesis value": frame["thesis_value"],
+        "our value": frame["our_value"].replace("", "–"),
+        **(extra or {}),
+        "status": [f"**{s}** — {r}" for s, r in zip(frame["status"], frame["reason"], strict=True)],
+    }
+    counts = frame["status"].value_counts()
+    tally = ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
+    return pd.DataFrame(columns, index=frame.index).rename_axis("claim"), tally

@@ -22,7 +22,7 @@ import pandas as pd
 
 from analysis import cd_diagram, load, render, stats
 from analysis.chapter3 import claims, data, figures, thesis
-from analysis.claims import STATUSES
+from analysis.claims import claims_display
 from analysis.plugins import ReportContext
 from analysis.render import format_number
 
@@ -173,22 +173,10 @@ def _statistic_cell(statistic: float, p_value: float) -> str:
 
 def claims_section(inputs: Inputs, write: render.TableWriter) -> str:
     frame = claims_frame(inputs)
-    display = pd.DataFrame(
-        {
-            "statement": frame["statement"],
-            "thesis value": frame["thesis_value"],
-            "our value": frame["our_value"].replace("", "–"),
-            "statistic / p": [
-                _statistic_cell(s, p)
-                for s, p in zip(frame["statistic"], frame["p_value"], strict=True)
-            ],
-            "status": [
-                f"**{s}** — {r}" for s, r in zip(frame["status"], frame["reason"], strict=True)
-            ],
-        }
-    ).rename_axis("claim")
-    counts = frame["status"].value_counts()
-    tally = ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
+    statistic = [
+        _statistic_cell(s, p) for s, p in zip(frame["statistic"], frame["p_value"], strict=True)
+    ]
+    display, tally = claims_display(frame, {"statistic / p": statistic})
     return (
         "## 2. Claims checklist (thesis §3.3.2, §3.4.2)\n\n"
         f"{len(frame)} claims: {tally}. *Reproduced* = every condition of the proposition holds "

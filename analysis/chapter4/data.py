@@ -16,7 +16,7 @@ import pandas as pd
 
 from analysis import load
 from analysis.chapter4.thesis import SKLEARN, SVM
-from analysis.stats import wilcoxon_pvalue
+from analysis.thesis_comparison import significantly_worse_than_best
 
 DISPLAY_NAMES = {"cma": "CMA"}
 # The thesis's methods per space, in the order of its Tables 4.4 and 4.6.
@@ -84,22 +84,8 @@ def significantly_worse_counts(
     """Per dataset × method: True where the method is significantly worse than the dataset's
     best (lowest mean) method — two-sided Wilcoxon signed-rank over the repetitions paired by
     repetition number, p < ``alpha`` (thesis's underlines of Tables 4.4/4.6, spec §4.5)."""
-    rows = repetitions[(repetitions["space"] == space) & repetitions["method"].isin(methods)]
-    marks = {}
-    for dataset, block in rows.groupby("dataset"):
-        table = block.pivot_table(index="repetition", columns="method", values="error").dropna()
-        if table.shape[1] < 2 or len(table) < 2:
-            continue
-        best = table.mean().idxmin()
-        marks[dataset] = {
-            m: bool(
-                m != best
-                and table[m].mean() > table[best].mean()
-                and wilcoxon_pvalue(table[m].to_numpy(), table[best].to_numpy()) < alpha
-            )
-            for m in table.columns
-        }
-    return pd.DataFrame.from_dict(marks, orient="index").reindex(columns=methods)
+    rows = repetitions[repetitions["space"] == space]
+    return significantly_worse_than_best(rows, methods, alpha)
 
 
 def ensemble_sizes(outcomes: pd.DataFrame) -> pd.DataFrame:

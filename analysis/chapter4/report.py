@@ -23,8 +23,9 @@ import pandas as pd
 from analysis import cd_diagram, render, stats
 from analysis.chapter4 import claims, data, figures, thesis
 from analysis.chapter4.thesis import ERROR_TABLES, SPACES, WILCOXON_TABLES
-from analysis.claims import STATUSES
+from analysis.claims import claims_display
 from analysis.plugins import ReportContext
+from analysis.thesis_comparison import wilcoxon_beside_thesis
 
 ALPHA = 0.05
 DASH = "–"
@@ -106,46 +107,12 @@ def _agreement_errors(inputs: Inputs, space: str) -> str:
 # ------------------------------------------------------------------------ Tables 4.3 and 4.5
 
 
-def _p_cell(p: float, worse: bool) -> str:
-    if pd.isna(p):
-        return DASH
-    text = f"{p:.2f}"
-    text = f"({text})" if worse else text
-    return f"**{text}**" if p < ALPHA else text
-
-
 def wilcoxon_table(inputs: Inputs, space: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """Cells ``ours / thesis`` of Table 4.3/4.5 in the thesis's conventions (parentheses = the
     row method has the worse average rank; bold = p < 0.05, which the thesis's copy lost), our
     p-values alone, and an agreement sentence."""
     their_p, their_worse = thesis.thesis_wilcoxon(WILCOXON_TABLES[space])
-    methods = list(their_p.index)
-    complete = inputs.thesis_scores.get(space)
-    if complete is not None and complete.shape[1] >= 2:
-        our_p = stats.wilcoxon_pvalues(complete).reindex(index=methods, columns=methods)
-        ranks = stats.average_ranks(complete).reindex(methods)
-    else:
-        our_p = pd.DataFrame(np.nan, index=methods, columns=methods)
-        ranks = pd.Series(np.nan, index=methods)
-    our_worse = pd.DataFrame(
-        ranks.to_numpy()[:, None] > ranks.to_numpy()[None, :], index=methods, columns=methods
-    )
-    cells = pd.DataFrame(DASH, index=methods, columns=methods)
-    for a in methods:
-        for b in methods:
-            if a != b:
-                cells.loc[a, b] = (
-                    f"{_p_cell(our_p.loc[a, b], our_worse.loc[a, b])} / "
-                    f"{_p_cell(their_p.loc[a, b], their_worse.loc[a, b])}"
-                )
-    upper = np.triu(np.ones((len(methods),) * 2, dtype=bool), k=1) & our_p.notna().to_numpy()
-    same_sig = ((our_p < ALPHA) == (their_p < ALPHA)).to_numpy() & upper
-    same_dir = (our_worse == their_worse).to_numpy() & upper
-    sentence = (
-        f"Of {upper.sum()} method pairs with a p-value, significance at 0.05 agrees with the "
-        f"thesis's in {same_sig.sum()} and the better-ranked side in {same_dir.sum()}."
-    )
-    return cells.rename_axis("method"), our_p.rename_axis("method"), sentence
+    return wilcoxon_beside_thesis(inputs.thesis_scores.get(space), their_p, their_worse, ALPHA)
 
 
 # ---------------------------------------------------------------------- Friedman, Nemenyi
@@ -240,18 +207,7 @@ def title_section(inputs: Inputs) -> str:
 
 def claims_section(inputs: Inputs, write: render.TableWriter) -> str:
     frame = claims.claims_table(inputs.thesis_scores, ALPHA)
-    display = pd.DataFrame(
-        {
-            "statement": frame["statement"],
-            "thesis value": frame["thesis_value"],
-            "our value": frame["our_value"].replace("", DASH),
-            "status": [
-                f"**{s}** — {r}" for s, r in zip(frame["status"], frame["reason"], strict=True)
-            ],
-        }
-    ).rename_axis("claim")
-    counts = frame["status"].value_counts()
-    tally = ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
+    display, tally = claims_display(frame)
     return (
         "## 1. Claims checklist (thesis §4.4.1–4.4.2)\n\n"
         f"{len(frame)} claims: {tally}. *Reproduced* = every condition holds on our results "

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
+
+from analysis.thesis_comparison import read_wilcoxon_table
 
 TABLES_DIR = Path(__file__).resolve().parent / "thesis_tables"
 SVM, SKLEARN = "svm_kernels", "sklearn_cash"
@@ -51,13 +52,7 @@ def thesis_wilcoxon(table: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """
     if table not in WILCOXON_TABLES.values():
         raise ValueError(f"Table {table} holds no Wilcoxon p-values; expected 4.3 or 4.5")
-    raw = pd.read_csv(_path(table), sep="\t", dtype=str)
-    methods = [label.split(" - ", 1)[1] for label in raw["method"]]
-    cells = raw.drop(columns="method")
-    cells.index, cells.columns = methods, methods
-    worse = cells.apply(lambda column: column.str.startswith("("))
-    numbers = cells.apply(lambda column: column.str.strip("()").replace("-", np.nan).astype(float))
-    return numbers, worse
+    return read_wilcoxon_table(_path(table))
 
 
 def thesis_datasets() -> pd.DataFrame:

@@ -137,12 +137,9 @@ def _pairwise(
     is not significantly different."""
 
     def evaluate(inputs: Inputs) -> Outcome:
-        s = inputs.setting(*{m for pair in (*better, *same) for m in pair})
-        conditions: list[tuple[str, bool | None]] = [
-            (f"{a} significantly better than {b}", s.significantly_better(a, b)) for a, b in better
-        ]
-        conditions += [(f"{a} vs {b} not significant", s.not_significant(a, b)) for a, b in same]
-        return Outcome("; ".join(s.pair(a, b) for a, b in (*better, *same)), conditions)
+        return inputs.setting(*{m for pair in (*better, *same) for m in pair}).pairwise(
+            better, same
+        )
 
     return evaluate
 

@@ -23,7 +23,7 @@ from scipy import stats as scipy_stats
 
 from analysis import load
 from analysis.chapter5 import thesis
-from analysis.stats import wilcoxon_pvalue
+from analysis.thesis_comparison import significantly_worse_than_best
 
 DISPLAY_NAMES = {"rs": "RS", "cma": "CMA", "GP-matern-noimp.": "GP-matern-noimpute"}
 # The UCI-121 dataset a Table 5.2 column is run on when its OpenML copy is not available offline
@@ -122,22 +122,7 @@ def significantly_worse(
     best (lowest mean) method — two-sided Wilcoxon signed-rank over the repetitions paired by
     repetition number, p < ``alpha`` (the thesis's per-dataset test of §5.5.1). Datasets where
     fewer than two methods share two repetitions are left out."""
-    rows = repetitions[repetitions["method"].isin(methods)]
-    marks = {}
-    for dataset, block in rows.groupby("dataset"):
-        table = block.pivot_table(index="repetition", columns="method", values="error").dropna()
-        if table.shape[1] < 2 or len(table) < 2:
-            continue
-        best = table.mean().idxmin()
-        marks[dataset] = {
-            m: bool(
-                m != best
-                and table[m].mean() > table[best].mean()
-                and wilcoxon_pvalue(table[m].to_numpy(), table[best].to_numpy()) < alpha
-            )
-            for m in table.columns
-        }
-    return pd.DataFrame.from_dict(marks, orient="index").reindex(columns=methods)
+    return significantly_worse_than_best(repetitions, methods, alpha)
 
 
 def paired_repetitions(repetitions: pd.DataFrame, methods: list[str]) -> int:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
+
+from analysis.thesis_comparison import read_wilcoxon_table
 
 TABLES_DIR = Path(__file__).resolve().parent / "thesis_tables"
 ERRORS_FILE = "table5.2_conditional_test_error.tsv"
@@ -51,14 +52,7 @@ def thesis_wilcoxon() -> tuple[pd.DataFrame, pd.DataFrame]:
     ``p-values``: the printed two-decimal p (NaN on the diagonal); ``worse``: True where the
     cell is in parentheses, i.e. the row method has the worse average rank.
     """
-    raw = pd.read_csv(TABLES_DIR / WILCOXON_FILE, sep="\t", dtype=str)
-    methods = [label.split(" - ", 1)[1] for label in raw["method"]]
-    methods = [TABLE_5_3_NAMES.get(m, m) for m in methods]
-    cells = raw.drop(columns="method")
-    cells.index, cells.columns = methods, methods
-    worse = cells.apply(lambda column: column.str.startswith("("))
-    numbers = cells.apply(lambda column: column.str.strip("()").replace("-", np.nan).astype(float))
-    return numbers, worse
+    return read_wilcoxon_table(TABLES_DIR / WILCOXON_FILE, TABLE_5_3_NAMES)
 
 
 def thesis_datasets() -> pd.DataFrame:
