@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.runner import RunSpec
+from experiments.runner import POST_HOC_DEFAULTS, RunSpec
 from hpo.datasets import DatasetError, resolve_name, unknown_choice_message
 from hpo.ensembles import TIE_RULES
 from hpo.learners import FitGuard, learner_names
@@ -36,7 +36,15 @@ TOP_LEVEL_KEYS = (
     "n_shards",
 )
 FIT_GUARD_FIELDS = tuple(FitGuard.__dataclass_fields__)
-NESTED_PREFIXES = ("fit_guard.", "optimizer.", "protocol.", "space.", "hydra.", "hydra/")
+NESTED_PREFIXES = (
+    "fit_guard.",
+    "post_hoc.",
+    "optimizer.",
+    "protocol.",
+    "space.",
+    "hydra.",
+    "hydra/",
+)
 PM_DOMAINS = ("space", "observed")
 
 
@@ -174,8 +182,27 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
         curves=boolean("curves", cfg.get("curves", True)),
         predictions=boolean("predictions", cfg.get("predictions", False)),
         vote_ties=_choice("vote_ties", cfg.get("vote_ties", "lowest"), TIE_RULES),
+        post_hoc=_post_hoc(cfg.get("post_hoc") or {}),
         experiment=experiment,
     )
+
+
+def _post_hoc(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``post_hoc`` block, checked by building the rule (an unknown loss, a size below 1 or
+    an unknown key is one line, exit 2)."""
+    from hpo.ensemble_rules import PostHocRule
+
+    settings = {**POST_HOC_DEFAULTS, **dict(settings)}
+    unknown = sorted(set(settings) - set(POST_HOC_DEFAULTS))
+    if unknown:
+        raise UsageError(
+            unknown_choice_message("post_hoc setting", unknown[0], list(POST_HOC_DEFAULTS))
+        )
+    try:
+        PostHocRule(**settings)
+    except (TypeError, ValueError) as err:
+        raise UsageError(f"post_hoc: {err}") from err
+    return settings
 
 
 def _choice(name: str, value: Any, valid: Sequence[str]) -> str:
