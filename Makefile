@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 PROFILE ?= smoke
 EXPERIMENT ?= chapter3
 
-.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter5 status bench clean
+.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 status bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -45,6 +45,9 @@ figures-chapter2: $(STAMP)
 
 reproduce-chapter3: $(STAMP)
 	$(PY) -m experiments.reproduce chapter3 --profile $(PROFILE)
+
+reproduce-chapter4: $(STAMP)
+	$(PY) -m experiments.reproduce chapter4 --profile $(PROFILE)
 
 reproduce-chapter5: $(STAMP)
 	$(PY) -m experiments.reproduce chapter5 --profile $(PROFILE)

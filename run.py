@@ -46,7 +46,10 @@ def _single_run(cfg: DictConfig) -> None:
     summary = summarize(path)
     print(summary.to_string(index=False, na_rep="n/a"))
     if summary["valid_error_%"].isna().any():
-        print("n/a: a posterior-mean choice need not be an evaluated point (no validation error)")
+        print(
+            "n/a: a posterior-mean choice need not be an evaluated point, and an ensemble's "
+            "validation error is not recorded (no validation error)"
+        )
     print(f"results: {path}")
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from omegaconf import OmegaConf
 
-from experiments.runner import RunSpec
+from experiments.runner import POST_HOC_DEFAULTS, RunSpec
 from hpo.datasets import DatasetError, resolve_name, unknown_choice_message
 from hpo.ensembles import TIE_RULES
 from hpo.learners import FitGuard, learner_names
@@ -18,6 +19,16 @@ from hpo.protocol import ProtocolSettings
 from hpo.space import SpaceError, space_from_config
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
+
+
+def if_space(space: str, name: str, then: Any, otherwise: Any) -> Any:
+    """``${if_space:${space.name},<name>,<then>,<otherwise>}`` in a method config: a setting
+    that depends on the search space (Chapter 4's BO-best is Chapter 5's GP-matern-ls in the
+    scikit-learn space and Spearmint's GP-EI in the SVM space, thesis §4.4.1-4.4.2)."""
+    return then if space == name else otherwise
+
+
+OmegaConf.register_new_resolver("if_space", if_space, replace=True)
 CONFIG_GROUPS = ("optimizer", "protocol", "space", "experiment")
 TOP_LEVEL_KEYS = (
     "dataset",
@@ -36,7 +47,15 @@ TOP_LEVEL_KEYS = (
     "n_shards",
 )
 FIT_GUARD_FIELDS = tuple(FitGuard.__dataclass_fields__)
-NESTED_PREFIXES = ("fit_guard.", "optimizer.", "protocol.", "space.", "hydra.", "hydra/")
+NESTED_PREFIXES = (
+    "fit_guard.",
+    "post_hoc.",
+    "optimizer.",
+    "protocol.",
+    "space.",
+    "hydra.",
+    "hydra/",
+)
 PM_DOMAINS = ("space", "observed")
 
 
@@ -88,6 +107,10 @@ def check_overrides(overrides: Sequence[str]) -> None:
                     resolve_name(name)
                 except DatasetError as err:
                     raise UsageError(str(err)) from err
+        elif key.startswith("post_hoc.") and key[len("post_hoc.") :] not in POST_HOC_DEFAULTS:
+            raise UsageError(
+                unknown_choice_message("post_hoc setting", key[9:], list(POST_HOC_DEFAULTS))
+            )
         elif key not in TOP_LEVEL_KEYS and not key.startswith(NESTED_PREFIXES):
             valid = [*CONFIG_GROUPS, *TOP_LEVEL_KEYS, *(f"fit_guard.{f}" for f in FIT_GUARD_FIELDS)]
             raise UsageError(unknown_choice_message("setting", key, valid))
@@ -158,6 +181,7 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
         guard = FitGuard(**dict(cfg["fit_guard"]))
     except (DatasetError, ValueError, TypeError) as err:
         raise UsageError(str(err)) from err
+    _check_ensemble_folds(optimizer)
     return RunSpec(
         dataset=dataset,
         optimizer=str(optimizer["family"]),
@@ -174,8 +198,42 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
         curves=boolean("curves", cfg.get("curves", True)),
         predictions=boolean("predictions", cfg.get("predictions", False)),
         vote_ties=_choice("vote_ties", cfg.get("vote_ties", "lowest"), TIE_RULES),
+        post_hoc=_post_hoc(cfg.get("post_hoc") or {}),
         experiment=experiment,
     )
+
+
+def _check_ensemble_folds(optimizer: Mapping[str, Any]) -> None:
+    """Ensembles combine models fold by fold: EO and the post_hoc rule need every model
+    validated on the same folds (one line, exit 2, before anything runs)."""
+    from hpo.selection import ENSEMBLE_OPTIMIZER, POST_HOC
+
+    needs = [r for r in dict(optimizer["rules"]).values() if r in (POST_HOC, ENSEMBLE_OPTIMIZER)]
+    if optimizer["family"] == "eo":
+        needs.append("the eo optimizer")
+    if needs and bool(optimizer["reshuffle"]):
+        raise UsageError(
+            f"optimizer.reshuffle=true: {needs[0]} needs every model's validation predictions "
+            "on the same folds; set optimizer.reshuffle=false"
+        )
+
+
+def _post_hoc(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``post_hoc`` block, checked by building the rule (an unknown loss, a size below 1 or
+    an unknown key is one line, exit 2)."""
+    from hpo.ensemble_rules import PostHocRule
+
+    settings = {**POST_HOC_DEFAULTS, **dict(settings)}
+    unknown = sorted(set(settings) - set(POST_HOC_DEFAULTS))
+    if unknown:
+        raise UsageError(
+            unknown_choice_message("post_hoc setting", unknown[0], list(POST_HOC_DEFAULTS))
+        )
+    try:
+        PostHocRule(**settings)
+    except (TypeError, ValueError) as err:
+        raise UsageError(f"post_hoc: {err}") from err
+    return settings
 
 
 def _choice(name: str, value: Any, valid: Sequence[str]) -> str:

@@ -61,6 +61,7 @@ class RunSpec:
     curves: bool = True
     predictions: bool = False
     vote_ties: str = "lowest"
+    post_hoc: Mapping[str, Any] = field(default_factory=lambda: dict(POST_HOC_DEFAULTS))
     experiment: str | None = None
 
     def __post_init__(self) -> None:
@@ -91,6 +92,9 @@ class RunSpec:
         identity = asdict(self)
         identity["rules"] = dict(sorted(self.rules.items()))
         del identity["experiment"]
+        identity["post_hoc"] = dict(sorted(self.post_hoc.items()))
+        if identity["post_hoc"] == POST_HOC_DEFAULTS:  # the default: earlier file names kept
+            del identity["post_hoc"]
         for key, neutral in PROTOCOL_FIELDS_ADDED_LATER.items():
             if identity["protocol"][key] == neutral:  # earlier results keep their file names
                 del identity["protocol"][key]
@@ -100,6 +104,9 @@ class RunSpec:
 # Protocol settings added after results were first published, with the value that reproduces the
 # earlier behaviour: left out of a run's identity (and hash) while they hold it.
 PROTOCOL_FIELDS_ADDED_LATER = {"standardize": False}
+# The post_hoc rule's settings (conf/config.yaml ``post_hoc``; hpo.ensemble_rules.PostHocRule):
+# part of a run's identity only when they differ from these.
+POST_HOC_DEFAULTS = {"loss": "zero_one", "n_init": 3, "size": 100, "tie_loss": "sqm"}
 
 
 @dataclass(frozen=True)
@@ -152,7 +159,10 @@ def run(
         seeding.rng(spec.seed, data.name, spec.repetition, "optimizer", spec.optimizer),
         **dict(spec.optimizer_settings),
     )
-    rules = {method: make_rule(rule, spec.pm_domain) for method, rule in spec.rules.items()}
+    rules = {
+        method: make_rule(rule, spec.pm_domain, spec.post_hoc)
+        for method, rule in spec.rules.items()
+    }
     for rule in rules.values():
         rule.check(optimizer)
     reads_predictions = isinstance(optimizer, PredictionsConsumer) or any(

@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hpo.ensembles.caruana import DEFAULT_N_INIT, DEFAULT_N_ITERATIONS, forward_greedy
+from hpo.ensembles.caruana import (
+    DEFAULT_N_INIT,
+    DEFAULT_N_ITERATIONS,
+    DEFAULT_TIE_LOSS,
+    forward_greedy,
+)
 from hpo.ensembles.losses import check_loss
 from hpo.ensembles.pool import PredictionPool
 from hpo.selection import ENSEMBLE_OPTIMIZER, POST_HOC, Choice, SelectionRule, Trace
@@ -26,7 +31,10 @@ class PostHocRule(SelectionRule):
     """Caruana's forward greedy selection over every model evaluated up to ``t``.
 
     Computed only at the iterations the run reports (``observe``'s ``wanted``; all of them when
-    the rule is used without the runner).
+    the rule is used without the runner). Settings (the run's ``post_hoc`` block):
+    ``n_init`` best models to start from (3), ``size`` = members with multiplicity (100),
+    ``loss`` minimised (``zero_one``), ``tie_loss`` breaking its ties (``sqm``; ``null`` = none,
+    which collapses to the best model on small validation sets: docs/ensembles.md).
     """
 
     name = POST_HOC
@@ -35,11 +43,18 @@ class PostHocRule(SelectionRule):
     def __init__(
         self,
         n_init: int = DEFAULT_N_INIT,
-        n_iterations: int = DEFAULT_N_ITERATIONS,
+        size: int = DEFAULT_N_ITERATIONS,
         loss: str = "zero_one",
+        tie_loss: str | None = DEFAULT_TIE_LOSS,
     ) -> None:
         check_loss(loss)
-        self.n_init, self.n_iterations, self.loss = n_init, n_iterations, loss
+        if tie_loss is not None:
+            check_loss(tie_loss)
+        for name, value in (("post_hoc.n_init", n_init), ("post_hoc.size", size)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        self.n_init, self.n_iterations, self.loss = n_init, size, loss
+        self.tie_loss = tie_loss
         self._wanted: set[int] | None = None
 
     def observe(self, optimizer: Optimizer, iteration: int, wanted: bool) -> None:
@@ -57,7 +72,7 @@ class PostHocRule(SelectionRule):
                 result.append(None)
                 continue
             counts = forward_greedy(
-                pool.folds(slice(0, t)), self.n_init, self.n_iterations, self.loss
+                pool.folds(slice(0, t)), self.n_init, self.n_iterations, self.loss, self.tie_loss
             )
             chosen = np.flatnonzero(counts)
             members = tuple(trace.member(int(i)) for i in chosen)

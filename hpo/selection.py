@@ -332,14 +332,17 @@ class PosteriorMeanRule(SelectionRule):
 RULE_NAMES = (*RULES, POSTERIOR_MEAN, POST_HOC, ENSEMBLE_OPTIMIZER, "agnostic_bayes")  # UAI 2014
 
 
-def make_rule(name: str, pm_domain: str = "space") -> SelectionRule:
-    """The rule called ``name`` (one of :data:`RULE_NAMES`)."""
+def make_rule(
+    name: str, pm_domain: str = "space", post_hoc: Mapping[str, Any] | None = None
+) -> SelectionRule:
+    """The rule called ``name`` (one of :data:`RULE_NAMES`); ``post_hoc``: the settings of the
+    ``post_hoc`` rule (:class:`hpo.ensemble_rules.PostHocRule`'s keyword arguments)."""
     if name == POSTERIOR_MEAN:
         return PosteriorMeanRule(pm_domain)
     if name in (POST_HOC, ENSEMBLE_OPTIMIZER):
         from hpo.ensemble_rules import EnsembleOptimizerRule, PostHocRule
 
-        return PostHocRule() if name == POST_HOC else EnsembleOptimizerRule()
+        return PostHocRule(**(post_hoc or {})) if name == POST_HOC else EnsembleOptimizerRule()
     if name == "agnostic_bayes":  # UAI 2014 ensembles (ESMBO, ERS); imported here: no cycle
         from hpo.agnostic_bayes import AgnosticBayesRule
 

@@ -209,8 +209,9 @@ def test_table_4_2():
 # ------------------------------------------------------------------ Caruana selection
 
 
-def greedy_by_enumeration(folds, n_init, n_iterations, loss):
-    """Forward greedy by building every candidate ensemble in full and looping (reference)."""
+def greedy_by_enumeration(folds, n_init, n_iterations, loss, tie_loss="sqm"):
+    """Forward greedy by building every candidate ensemble in full and looping (reference);
+    ties of ``loss`` go to ``tie_loss`` (None: skipped), the individual error, the index."""
     n_models = len(folds[0][0])
     individual = [np.mean([np.mean(p[k] != y) for p, y in folds]) for k in range(n_models)]
     members = sorted(range(n_models), key=lambda k: (individual[k], k))[:n_init]
@@ -219,22 +220,26 @@ def greedy_by_enumeration(folds, n_init, n_iterations, loss):
         for k in range(n_models):
             trial = members + [k]
             value = np.mean([loop_loss(loss, p[trial], y) for p, y in folds])
-            scored.append((value, individual[k], k))
-        members.append(min(scored)[2])
+            tie = 0.0
+            if tie_loss is not None:
+                tie = round(np.mean([loop_loss(tie_loss, p[trial], y) for p, y in folds]), 12)
+            scored.append((value, tie, individual[k], k))
+        members.append(min(scored)[3])
     return np.bincount(members, minlength=n_models)
 
 
+@pytest.mark.parametrize("tie_loss", ["sqm", None])
 @pytest.mark.parametrize("loss", ["zero_one", "sqm"])
-def test_forward_greedy_matches_enumeration(loss):
+def test_forward_greedy_matches_enumeration(loss, tie_loss):
     rng = np.random.default_rng(5)
     folds = []
     for n in (11, 12):  # two folds of different sizes: the mean of per-fold losses
         labels = rng.integers(0, 3, n)
         pool = np.where(rng.random((6, n)) < 0.6, labels, rng.integers(0, 3, (6, n)))
         folds.append((pool, labels))
-    expected = greedy_by_enumeration(folds, 3, 9, loss)
-    np.testing.assert_array_equal(forward_greedy(folds, 3, 9, loss), expected)
-    assert forward_greedy(folds, 3, 9, loss).sum() == 9
+    expected = greedy_by_enumeration(folds, 3, 9, loss, tie_loss)
+    np.testing.assert_array_equal(forward_greedy(folds, 3, 9, loss, tie_loss), expected)
+    assert forward_greedy(folds, 3, 9, loss, tie_loss).sum() == 9
 
 
 def test_forward_greedy_first_step_is_the_exhaustive_best():
@@ -246,7 +251,8 @@ def test_forward_greedy_first_step_is_the_exhaustive_best():
     counts = forward_greedy([(pool, labels)], n_init=3, n_iterations=4)
     added = int(np.flatnonzero(counts - np.bincount(best3, minlength=5))[0])
     values = [zero_one_loss(pool[best3 + [k]], labels) for k in range(5)]
-    assert added == min(range(5), key=lambda k: (values[k], individual[k], k))
+    ties = [round(loop_loss("sqm", pool[best3 + [k]], labels), 12) for k in range(5)]
+    assert added == min(range(5), key=lambda k: (values[k], ties[k], individual[k], k))
 
 
 @pytest.mark.parametrize("loss", LOSSES)
@@ -258,3 +264,35 @@ def test_candidates_with_unseen_labels_and_failed_fits(loss):
     got = candidate_losses(loss, candidates, labels, ensemble)
     for k, h in enumerate(candidates):
         assert got[k] == pytest.approx(loop_loss(loss, np.vstack([ensemble, h]), labels)), k
+
+
+def test_post_hoc_ties_broken_by_sqm_escape_the_collapse_onto_the_best_model():
+    """The observed collapse (docs/ensembles.md): the three best models err together on A, so
+    no single addition changes the zero-one loss; ties broken by the individual error alone
+    vote the best model 98 times (post-hoc = best single model), while the squared-margin
+    tie-break (the default) adds the two diverse models and reaches the strictly better
+    ensemble {h0, d1, d2} (zero error against the best model's 10 %)."""
+    labels = np.zeros(20, dtype=np.int64)
+
+    def wrong_on(rows):
+        predicted = labels.copy()
+        predicted[rows] = 1
+        return predicted
+
+    A = [0, 1]
+    pool = np.array(
+        [
+            wrong_on(A),
+            wrong_on(A + [2]),
+            wrong_on(A + [3]),
+            wrong_on([4, 5, 6]),
+            wrong_on([7, 8, 9]),
+        ]
+    )
+    collapsed = forward_greedy([(pool, labels)], 3, 100, "zero_one", tie_loss=None)
+    np.testing.assert_array_equal(collapsed, [98, 1, 1, 0, 0])
+    assert zero_one_loss(np.repeat(pool, collapsed, axis=0), labels) == 0.10
+    default = forward_greedy([(pool, labels)], 3, 100)
+    assert default[3] > 0 and default[4] > 0 and default.sum() == 100
+    assert zero_one_loss(np.repeat(pool, default, axis=0), labels) == 0.0
+    assert zero_one_loss(pool[:1], labels) == 0.10  # the best single model

@@ -54,13 +54,16 @@ def test_round_robin_slots_refill_and_the_gp_pool(loss):
         "eo", SPACE, 20, np.random.default_rng(1), loss=loss, ensemble_size=m, **FAST_GP
     )
     seen_by_gp: list[tuple[np.ndarray, np.ndarray]] = []
-    sample = opt.chain.sample
 
-    def recording_sample(X, y, n_samples, rng_):
-        seen_by_gp.append((X.copy(), y.copy()))
-        return sample(X, y, n_samples, rng_)
+    def recording(sample):
+        def recording_sample(X, y, n_samples, rng_):
+            seen_by_gp.append((X.copy(), y.copy()))
+            return sample(X, y, n_samples, rng_)
 
-    opt.chain.sample = recording_sample
+        return recording_sample
+
+    for chain in (opt.chain, *opt.chains):  # one chain, or one per slot (hyper_chain)
+        chain.sample = recording(chain.sample)
     predictions = []
     for i in range(n_iterations):
         before = list(opt.slots)

@@ -11,6 +11,11 @@ the agnostic-Bayes ensemble of a GP-EI round robin over bootstraps, or of a rand
 the same run's best single model). Chapter 5 (§5.5, Table 5.2): the GP variants by kernel
 (Matérn-5/2, conditional Eq. 5.9, Laplace Eq. 5.15), imputation (§5.3.1) and acquisition
 optimizer (random candidates or local search, §5.3.2), with Chapter 5's priors, space and protocol.
+Chapter 4 (§4.4, method names of Tables 4.3-4.6): ``-best`` = the single best model, ``-post`` =
+the post-hoc ensemble (post_hoc rule) over the same run, EO = the ensemble of Alg. 4.1 (eo rule)
+with the squared margin (EO, EO-sqm), the adapted C-bound (EO-C) or the sigmoid loss (EO-sig);
+the scikit-learn space and Chapter 4's protocol by default, BO-best's GP = GP-matern-ls's there
+and Spearmint's in the SVM space (§4.4.1).
 """
 
 from __future__ import annotations
@@ -60,6 +65,15 @@ THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
         {"esmbo": "agnostic_bayes", "esmbo-argmin": "best_validation"},
     ),
     "ers": ("rs", False, False, {"ers": "agnostic_bayes", "ers-argmin": "best_validation"}),
+    "bo_best": ("gp", False, False, {"BO-best": "best_validation"}),
+    "bo_post": ("gp", False, False, {"BO-post": "post_hoc"}),
+    "rs_best": ("rs", False, False, {"RS-best": "best_validation"}),
+    "rs_post": ("rs", False, False, {"RS-post": "post_hoc"}),
+    "eo": ("eo", False, False, {"EO": "eo"}),
+    "eo_post": ("eo", False, False, {"EO-post": "post_hoc"}),
+    "eo_sqm": ("eo", False, False, {"EO-sqm": "eo"}),
+    "eo_c": ("eo", False, False, {"EO-C": "eo"}),
+    "eo_sig": ("eo", False, False, {"EO-sig": "eo"}),
 }
 CHAPTER3_METHODS = list(THESIS_METHODS)[:16]
 # Chapter 5's GP variants (thesis §5.5): kernel, acquisition optimizer, imputation; all but
@@ -74,11 +88,30 @@ CHAPTER5_GP = {
     "gp_laplace_ls": ("laplace", "local_search", True),
 }
 CHAPTER5_DEFAULTS = {*CHAPTER5_GP, "spearmint", "smac"}
+# Chapter 4's methods (thesis §4.4): the EO loss of each (None: not EO)
+CHAPTER4_LOSS = {
+    "bo_best": None,
+    "bo_post": None,
+    "rs_best": None,
+    "rs_post": None,
+    "eo": "sqm",
+    "eo_post": "sqm",
+    "eo_sqm": "sqm",
+    "eo_c": "cbound",
+    "eo_sig": "sigmoid",
+}
+# their GP in each space: scikit-learn = GP-matern-ls (§4.4.2), SVM = Spearmint's (§4.4.1)
+CHAPTER4_GP = {
+    "sklearn_cash": {"acquisition_optimizer": "local_search", "priors": "lognormal"},
+    "svm_kernels": {"acquisition_optimizer": "grid_lbfgs", "priors": "spearmint"},
+}
 CONFIGS = sorted(p.stem for p in (CONF_DIR / "optimizer").glob("*.yaml"))
 
 
 def _method(config_name: str) -> str:
-    return config_name if config_name in CHAPTER5_DEFAULTS else config_name.replace("_", "-")
+    if config_name in CHAPTER5_DEFAULTS or config_name in CHAPTER4_LOSS:
+        return config_name
+    return config_name.replace("_", "-")
 
 
 def test_there_is_one_config_per_thesis_method_and_no_other() -> None:
@@ -105,6 +138,10 @@ def test_method_config_matches_the_thesis_definition(config_name: str) -> None:
         assert (spec.space_name, spec.protocol_name) == ("sklearn_cash", "chapter5")
         assert spec.protocol.standardize and spec.protocol.n_folds == 5
         assert spec.protocol.test_frac == 0.2
+    elif config_name in CHAPTER4_LOSS:  # Chapter 4's scikit-learn space and protocol
+        assert (spec.space_name, spec.protocol_name) == ("sklearn_cash", "chapter4")
+        assert spec.protocol.standardize and spec.protocol.n_folds == 5
+        assert spec.protocol.test_frac == pytest.approx(1 / 3) and spec.protocol.train_cap is None
     else:
         assert spec.space_name == "svm_rbf" and not spec.protocol.standardize
     if config_name in CHAPTER5_GP:
@@ -114,8 +151,48 @@ def test_method_config_matches_the_thesis_definition(config_name: str) -> None:
         assert settings["acquisition_optimizer"] == acquisition
         assert settings.get("impute", True) is impute
         assert (settings["priors"], settings["initial_design"]) == ("lognormal", "random_valid")
+    if config_name in CHAPTER4_LOSS:
+        _check_chapter4_settings(config_name, spec.optimizer_settings, "sklearn_cash")
+        svm = compose_run([f"optimizer={config_name}", "dataset=iris", "space=svm_kernels"])
+        assert (svm.space_name, svm.protocol_name) == ("svm_kernels", "chapter4")
+        _check_chapter4_settings(config_name, svm.optimizer_settings, "svm_kernels")
     if config_name == "spearmint":  # Spearmint's own priors and grid + L-BFGS-B, no imputation
         assert spec.optimizer_settings == {"impute": False}
+
+
+def _check_chapter4_settings(config_name: str, settings: dict, space: str) -> None:
+    """BO-best's and EO's GP is GP-matern-ls's in the scikit-learn space (the runs Chapter 4
+    shares with Chapter 5, §1.10 of the spec; EO's imputation as BO-best's [decide]) and
+    Spearmint's GP-EI in the SVM space (§4.4.1); EO has m = 12 and its loss."""
+    family = THESIS_METHODS[config_name][0]
+    if family == "rs":
+        assert settings == {}
+        return
+    for key, value in CHAPTER4_GP[space].items():
+        assert settings[key] == value, (config_name, space, key)
+    if family == "gp":
+        matern_ls = compose_run(["optimizer=gp_matern_ls", "dataset=iris"]).optimizer_settings
+        if space == "sklearn_cash":
+            assert settings == matern_ls
+        else:  # Spearmint's GP-EI: the gp family's defaults
+            assert settings["initial_design"] == "sobol" and settings["kernel"] == "matern52"
+    else:
+        assert settings["loss"] == CHAPTER4_LOSS[config_name]
+        assert settings["ensemble_size"] == 12
+        design = "random_valid" if space == "sklearn_cash" else "random"
+        assert settings["initial_design"] == design
+
+
+def test_chapter4_post_methods_share_the_run_of_their_best_method() -> None:
+    """BO-post, RS-post and EO-post differ from BO-best, RS-best and EO only by their rule (one
+    run in a sweep), in both spaces."""
+    for space in ("sklearn_cash", "svm_kernels"):
+        for best, post in (("bo_best", "bo_post"), ("rs_best", "rs_post"), ("eo", "eo_post")):
+            a, b = (
+                compose_run([f"optimizer={c}", "dataset=iris", f"space={space}"])
+                for c in (best, post)
+            )
+            assert {**a.identity(), "rules": None} == {**b.identity(), "rules": None}
 
 
 def test_a_command_line_space_or_protocol_wins_over_a_methods_defaults() -> None:

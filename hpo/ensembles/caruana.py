@@ -16,9 +16,14 @@ Settings and decisions (the thesis leaves them open; docs/ensembles.md):
   used only for the illustration of Fig. 4.1);
 * k-fold: each fold's ensemble loss uses that fold's models, and the criterion is the unweighted
   mean of the per-fold losses (the author's code; "over all the cross-validation folds", §4.4);
-* ties (equal mean loss) go to the model of lowest individual validation error, then to the
-  earliest evaluated model (deterministic; the author's code draws at random after the
-  individual error).
+* ties (equal mean loss) go to the lower ``tie_loss`` of ``E ⊎ {h}`` (default ``"sqm"``, the
+  squared-margin loss, which rewards a candidate right where the ensemble's margin is low), then
+  to the model of lowest individual validation error, then to the earliest evaluated model
+  (deterministic). ``tie_loss=None`` skips the first key (the author's order for EO's refill
+  without its optimisation loss): on small validation sets the zero-one loss stops moving once
+  the best model holds a majority of the votes, every tie goes to it again and the ensemble
+  collapses to the best model (BO-post = BO-best); the thesis's post-hoc ensembles differ from
+  their best model (Tables 4.4, 4.6), and EO's refill breaks the same ties by its own loss.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from hpo.ensembles.losses import FoldVotes, check_loss, loss_of_votes
 
 DEFAULT_N_INIT = 3
 DEFAULT_N_ITERATIONS = 100
+DEFAULT_TIE_LOSS = "sqm"
 
 Fold = tuple[np.ndarray, np.ndarray]  # (pool predictions (K, n_f), true labels (n_f,))
 
@@ -51,13 +57,18 @@ def forward_greedy(
     n_init: int = DEFAULT_N_INIT,
     n_iterations: int = DEFAULT_N_ITERATIONS,
     loss: str = "zero_one",
+    tie_loss: str | None = DEFAULT_TIE_LOSS,
 ) -> np.ndarray:
     """``(K,)`` multiplicity of each pool model in the selected ensemble (sums to
     ``max(n_iterations, min(n_init, K))``).
 
     ``folds``: per fold, the pool's validation predictions ``(K, n_f)`` and the true labels.
+    ``tie_loss``: the ensemble loss that breaks ties of ``loss`` (None: none, straight to the
+    individual validation error).
     """
     check_loss(loss)
+    if tie_loss is not None:
+        check_loss(tie_loss)
     if not folds:
         raise ValueError("forward_greedy needs at least one fold")
     if n_init < 1 or n_iterations < 1:
@@ -72,14 +83,12 @@ def forward_greedy(
     multiplicity[best] = 1
     votes = [FoldVotes(labels, pool, multiplicity) for pool, labels in folds]
     for _ in range(n_iterations - int(multiplicity.sum())):
-        losses = np.mean(
-            [
-                loss_of_votes(loss, v.with_candidates(pool))
-                for v, pool in zip(votes, pools, strict=True)
-            ],
-            axis=0,
-        )
-        chosen = first_argmin(losses, individual)
+        candidate_votes = [v.with_candidates(pool) for v, pool in zip(votes, pools, strict=True)]
+        losses = np.mean([loss_of_votes(loss, c) for c in candidate_votes], axis=0)
+        keys = [losses, individual]
+        if tie_loss is not None:
+            keys.insert(1, np.mean([loss_of_votes(tie_loss, c) for c in candidate_votes], axis=0))
+        chosen = first_argmin(*keys)
         multiplicity[chosen] += 1
         votes = [v.plus(pool[chosen]) for v, pool in zip(votes, pools, strict=True)]
     return multiplicity

@@ -266,9 +266,15 @@ class HyperChain:
         )
 
     def sample(
-        self, X: np.ndarray, y: np.ndarray, n_samples: int, rng: np.random.Generator
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        n_samples: int,
+        rng: np.random.Generator,
+        burnin: int = 0,
     ) -> Hypers:
-        """``n_samples`` successive states given ``X (n, d)``, ``y (n,)``; ``S = n_samples``."""
+        """``n_samples`` successive states given ``X (n, d)``, ``y (n,)``; ``S = n_samples``.
+        A new chain first runs ``self.burnin`` transitions, a continued one ``burnin`` (0)."""
         y = np.asarray(y, dtype=float)
         X = np.asarray(X, dtype=float)
         blocks = self.kernel.blocks(X)
@@ -276,7 +282,7 @@ class HyperChain:
             terms = self.kernel.gram_terms(X)
         else:
             terms = BlockLikelihood.build(self.kernel, X, blocks)
-        n_burn = 0
+        n_burn = burnin
         if self.state is None:
             self.state = Hypers(
                 mean=np.array([y.mean()]),

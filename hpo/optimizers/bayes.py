@@ -18,6 +18,7 @@ from hpo.gp.acquisition_optimizers import (
     GridLBFGS,
     LocalSearch,
     RandomCandidates,
+    Sampler,
     sobol_grid,
     space_sampler,
 )
@@ -126,29 +127,24 @@ class GPEIOptimizer(SurrogateOptimizer):
         self.initial_design = initial_design
         self.sampler = space_sampler(space, impute=impute)
         self.pm_domain = pm_domain
-        prior: Priors = (
-            SpearmintPriors(noise_scale=noise_scale, amp2_scale=amp2_scale, max_ls=max_ls)
-            if priors == "spearmint"
-            else LogNormalHorseshoePriors()
-        )
+        prior = make_priors(priors, noise_scale, amp2_scale, max_ls)
         self.chain = HyperChain(self.kernel, prior, burnin=burnin, log_hypers=log_hypers)
         self.standardize = standardize
         self._chain_units = (0.0, 1.0)  # (shift, scale) of the losses the chain state refers to
         grid = sobol_grid(space.dim, grid_size, grid_seed)
-        self.acquisition_optimizer: AcquisitionOptimizer
-        if acquisition_optimizer == "grid_lbfgs":
-            self.acquisition_optimizer = GridLBFGS(grid, n_refine=n_refine, n_jitter=n_jitter)
-        elif acquisition_optimizer == "random":
-            self.acquisition_optimizer = RandomCandidates(self.sampler, n_candidates=n_candidates)
-        else:
-            self.acquisition_optimizer = LocalSearch(
-                space,
-                step=ls_step,
-                n_restarts=ls_restarts,
-                n_best_observed=ls_best_observed,
-                max_iter=ls_max_iter,
-                sampler=self.sampler,
-            )
+        self.acquisition_optimizer = make_acquisition_optimizer(
+            acquisition_optimizer,
+            space,
+            grid,
+            self.sampler,
+            n_refine=n_refine,
+            n_jitter=n_jitter,
+            n_candidates=n_candidates,
+            ls_step=ls_step,
+            ls_restarts=ls_restarts,
+            ls_best_observed=ls_best_observed,
+            ls_max_iter=ls_max_iter,
+        )
         self.pm_optimizer = GridLBFGS(grid, n_refine=n_refine, n_jitter=0, observed="include")
         # Posterior-mean searches draw from their own stream, seeded per number of observations,
         # so that calling them never changes the proposals (and gives the same answer twice).
@@ -236,6 +232,44 @@ class GPEIOptimizer(SurrogateOptimizer):
             else:
                 self._pm_cache[key] = self.pm_optimizer.maximize(neg_mean, X, None, rng)
         return self._pm_cache[key].copy()
+
+
+def make_priors(priors: str, noise_scale: float, amp2_scale: float, max_ls: float) -> Priors:
+    """``"spearmint"`` (horseshoe, log-normal and top-hat priors of the given scales) or
+    ``"lognormal"`` (Chapter 5's, thesis §5.5)."""
+    _check_choice("priors", priors, PRIORS)
+    if priors == "spearmint":
+        return SpearmintPriors(noise_scale=noise_scale, amp2_scale=amp2_scale, max_ls=max_ls)
+    return LogNormalHorseshoePriors()
+
+
+def make_acquisition_optimizer(
+    name: str,
+    space: Space,
+    grid: np.ndarray,
+    sampler: Sampler,
+    n_refine: int,
+    n_jitter: int,
+    n_candidates: int,
+    ls_step: float,
+    ls_restarts: int,
+    ls_best_observed: int,
+    ls_max_iter: int,
+) -> AcquisitionOptimizer:
+    """One of :data:`ACQUISITION_OPTIMIZERS` (GP-EI and EO share them)."""
+    _check_choice("acquisition_optimizer", name, ACQUISITION_OPTIMIZERS)
+    if name == "grid_lbfgs":
+        return GridLBFGS(grid, n_refine=n_refine, n_jitter=n_jitter)
+    if name == "random":
+        return RandomCandidates(sampler, n_candidates=n_candidates)
+    return LocalSearch(
+        space,
+        step=ls_step,
+        n_restarts=ls_restarts,
+        n_best_observed=ls_best_observed,
+        max_iter=ls_max_iter,
+        sampler=sampler,
+    )
 
 
 def _check_choice(name: str, value: str, valid: tuple[str, ...]) -> None:

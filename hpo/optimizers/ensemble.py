@@ -9,15 +9,16 @@ visited round robin (Eq. 4.4): iteration ``i`` (1-based) works on slot ``(i − 
 2. every pool model not in ``E_i`` (no duplicates: "without replacement") is re-scored as
    ``L(E_i ∪ {h}, D_V | loss)`` (mean of per-fold losses), an exact observation of
    ``f(γ_h | E_i)`` (Eq. 4.3);
-3. a Matérn-5/2 GP with Spearmint's priors is fitted to those values by slice sampling — the
-   chain restarts from Spearmint's initial state with a new burn-in every iteration
-   (``restart_burnin``, thesis §4.4.1: "re-initialised every iteration" as the objective
-   changes), on the losses times ``loss_scale`` — and the next point maximises the
-   sample-averaged EI (``f_best`` = the lowest re-scored loss) on the Sobol grid + L-BFGS-B
-   (:class:`~hpo.gp.acquisition_optimizers.GridLBFGS`);
-   while fewer than 2 pool models are outside ``E_i`` the point is uniform in the cube (as
-   Spearmint before 2 results): with the slots filling one per iteration, that is the first
-   ``m + 1`` iterations;
+3. a Matérn-5/2 GP with Spearmint's priors is fitted to those values by slice sampling, on the
+   losses times ``loss_scale`` (``hyper_chain``: one chain per slot, continued when the round
+   robin comes back to it, by default; ``"restart"`` = the thesis's Spearmint initial state and
+   a new burn-in every iteration, §4.4.1; ``"continue"`` = one chain as GP-EI) — and the next
+   point maximises the sample-averaged EI (``f_best`` = the lowest re-scored loss) on the Sobol
+   grid + L-BFGS-B (:class:`~hpo.gp.acquisition_optimizers.GridLBFGS`) or with GP-EI's other
+   acquisition optimizers (Chapter 5's local search in the scikit-learn space);
+   while fewer than 2 pool models are outside ``E_i`` the point is random (uniform in the cube,
+   or a random valid configuration, as Spearmint before 2 results): with the slots filling one
+   per iteration, that is the first ``m + 1`` iterations;
 4. once the model is evaluated (its fold predictions arrive through :meth:`observe_predictions`,
    then :meth:`tell`), slot ``j`` takes the pool model not in ``E_i`` that minimises the
    ensemble's zero-one loss (the thesis's line 11; the author's code uses ``loss``) [decide]:
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -41,10 +43,10 @@ from hpo.ensembles.caruana import first_argmin
 from hpo.ensembles.losses import check_loss
 from hpo.ensembles.pool import PredictionPool, Votes, mean_loss, stack_votes
 from hpo.gp.acquisition import ExpectedImprovement, single_threaded_blas
-from hpo.gp.acquisition_optimizers import GridLBFGS, sobol_grid
+from hpo.gp.acquisition_optimizers import sobol_grid, space_sampler
 from hpo.gp.kernels import make_kernel
 from hpo.gp.model import make_posterior
-from hpo.gp.slice_sampler import HyperChain, SpearmintPriors
+from hpo.gp.slice_sampler import HyperChain
 from hpo.optimizers.base import EnsembleProvider, Optimizer, PredictionsConsumer, Proposal
 from hpo.space import Space
 
@@ -54,6 +56,8 @@ if TYPE_CHECKING:
 EO_LOSSES = ("zero_one", "sqm", "cbound", "sigmoid")  # the margin loss cannot optimise (§4.3.1)
 MEMBER_LOSS = "zero_one"  # what fills a slot (Alg. 4.1 line 11)
 N_GP_POINTS = 2  # fewer observations than this: no GP (Spearmint)
+HYPER_CHAINS = ("per_slot", "restart", "continue")
+INITIAL_DESIGNS = ("random", "random_valid")
 
 
 class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
@@ -63,8 +67,14 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
       (the thesis's EO and EO-post in the SVM space; EO-C = ``"cbound"``, EO-sig = ``"sigmoid"``,
       thesis §4.4.1-4.4.2);
     * ``ensemble_size``: m, the number of slots (12, thesis §4.4.1), at least 2;
-    * ``restart_burnin``: new chain and burn-in every iteration (True, thesis) or continue the
-      chain as GP-EI does;
+    * ``hyper_chain``: how the GP hyperparameter chain follows the changing objective:
+      ``"per_slot"`` (default) one chain per slot, started from Spearmint's initial state with
+      ``burnin`` transitions the first time the slot is optimised and continued (mean clipped
+      into the new losses' range) each time the round robin comes back to it — the author's
+      code restarts the chooser only "if the last iteration wasn't on the same classifier";
+      ``"restart"``: Spearmint's initial state and ``burnin`` transitions every iteration (the
+      thesis, §4.4.1, and the author's sequential runs: 5-6 times a GP-EI step); ``"continue"``:
+      one chain for all slots, as GP-EI;
     * ``loss_scale``: the re-scored losses are multiplied by it before the GP sees them (50: the
       author's ``func_scale``, "so that the noise of the GP is better fit"; the thesis is silent)
       [decide]: ensemble losses of a pool differ by ~1e-3, far below the scale Spearmint's priors
@@ -72,7 +82,11 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
       GP explains them as noise and EI is nearly flat (and 3-6 times slower to maximise);
     * the GP settings of :class:`~hpo.optimizers.bayes.GPEIOptimizer`, same defaults
       (``kernel``, ``n_samples``, ``burnin``, ``grid_size``, ``grid_seed``, ``n_refine``,
-      ``n_jitter``, ``noise_scale``, ``amp2_scale``, ``max_ls``).
+      ``n_jitter``, ``noise_scale``, ``amp2_scale``, ``max_ls``, ``priors``,
+      ``acquisition_optimizer``, ``n_candidates``, ``ls_step``, ``ls_restarts``,
+      ``ls_best_observed``, ``ls_max_iter``, ``impute``); ``initial_design``: the random points
+      before the GP, ``"random"`` (uniform in the cube) or ``"random_valid"`` (random valid
+      configurations, inactive dimensions imputed unless ``impute=False``: Chapter 5's).
 
     ``timings`` holds the seconds of the last ``ask`` (``rescore``, ``sampling``,
     ``acquisition``) and ``tell`` (``refill``). ``Proposal.batch`` is the 1-based iteration.
@@ -85,7 +99,7 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
         rng: np.random.Generator,
         loss: str = "sqm",
         ensemble_size: int = 12,
-        restart_burnin: bool = True,
+        hyper_chain: str = "per_slot",
         loss_scale: float = 50.0,
         kernel: str = "matern52",
         n_samples: int = 10,
@@ -97,7 +111,18 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
         noise_scale: float = 0.1,
         amp2_scale: float = 1.0,
         max_ls: float = 2.0,
+        priors: str = "spearmint",
+        acquisition_optimizer: str = "grid_lbfgs",
+        n_candidates: int = 1000,
+        ls_step: float = 0.1,
+        ls_restarts: int = 10,
+        ls_best_observed: int = 5,
+        ls_max_iter: int = 50,
+        impute: bool = True,
+        initial_design: str = "random",
     ) -> None:
+        from hpo.optimizers.bayes import _check_choice, make_acquisition_optimizer, make_priors
+
         super().__init__(space, budget, rng)
         check_loss(loss, EO_LOSSES)
         if not isinstance(ensemble_size, int) or ensemble_size < 2:
@@ -107,16 +132,34 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
         if n_samples < 1 or burnin < 0:
             raise ValueError(f"n_samples must be >= 1 and burnin >= 0, got {n_samples}, {burnin}")
         self.loss = loss
-        self.restart_burnin = restart_burnin
+        _check_choice("hyper_chain", hyper_chain, HYPER_CHAINS)
+        _check_choice("initial_design", initial_design, INITIAL_DESIGNS)
+        self.hyper_chain = hyper_chain
+        self.initial_design = initial_design
         self.loss_scale = float(loss_scale)
         self.slots: list[int | None] = [None] * ensemble_size  # 0-based pool indices
         self.pool = PredictionPool()
         self.kernel = make_kernel(kernel, space)
-        priors = SpearmintPriors(noise_scale=noise_scale, amp2_scale=amp2_scale, max_ls=max_ls)
-        self.chain = HyperChain(self.kernel, priors, burnin=burnin)
+        prior = make_priors(priors, noise_scale, amp2_scale, max_ls)
+        self.chain = HyperChain(self.kernel, prior, burnin=burnin)
+        # per_slot: one chain per slot (copies of the fresh chain above)
+        self.chains = [self.chain.copy() for _ in range(ensemble_size)]
         self.n_samples = n_samples
+        self.sampler = space_sampler(space, impute=impute)
         grid = sobol_grid(space.dim, grid_size, grid_seed)
-        self.acquisition_optimizer = GridLBFGS(grid, n_refine=n_refine, n_jitter=n_jitter)
+        self.acquisition_optimizer = make_acquisition_optimizer(
+            acquisition_optimizer,
+            space,
+            grid,
+            self.sampler,
+            n_refine=n_refine,
+            n_jitter=n_jitter,
+            n_candidates=n_candidates,
+            ls_step=ls_step,
+            ls_restarts=ls_restarts,
+            ls_best_observed=ls_best_observed,
+            ls_max_iter=ls_max_iter,
+        )
         self.timings: dict[str, float] = {}
         self._scored: tuple[int, list[Votes]] | None = None  # (n, votes) of the last ask
 
@@ -150,16 +193,18 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
         candidates = self.outside(ensemble, n)
         if len(candidates) < N_GP_POINTS:
             self.timings = {}
-            return Proposal(u=self.rng.uniform(size=self.space.dim), batch=n + 1)
+            if self.initial_design == "random":
+                u = self.rng.uniform(size=self.space.dim)
+            else:
+                u = self.sampler(self.rng, 1)[0]
+            return Proposal(u=u, batch=n + 1)
         started = time.perf_counter()
         votes = self.pool.candidate_votes(ensemble, candidates)
         self._scored = (n, votes)
         y = mean_loss(votes, self.loss) * self.loss_scale
         rescored = time.perf_counter()
         X = np.array(self.X)[candidates]
-        if self.restart_burnin:
-            self.chain.state = None  # Spearmint's initial state, then a new burn-in
-        hypers = self.chain.sample(X, y, self.n_samples, self.rng)
+        hypers = self._chain(self.slot(n), y).sample(X, y, self.n_samples, self.rng)
         sampled = time.perf_counter()
         acquisition = ExpectedImprovement(make_posterior(self.kernel, X, y, hypers), best_f=y.min())
         incumbent = X[int(np.argmin(y))]
@@ -170,6 +215,18 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
             "acquisition": time.perf_counter() - sampled,
         }
         return Proposal(u=u, batch=n + 1)
+
+    def _chain(self, slot: int, y: np.ndarray) -> HyperChain:
+        """The chain that samples this iteration's hyperparameters (``hyper_chain``); a state
+        carried over has its constant mean clipped into the range of the new losses (the
+        mean's prior support)."""
+        chain = self.chains[slot] if self.hyper_chain == "per_slot" else self.chain
+        if self.hyper_chain == "restart":
+            chain.state = None  # Spearmint's initial state, then a new burn-in
+        elif chain.state is not None:
+            mean = np.clip(chain.state.mean, y.min(), y.max())
+            chain.state = replace(chain.state, mean=mean)
+        return chain
 
     def observe_predictions(self, proposal: Proposal, folds: tuple[FoldPredictions, ...]) -> None:
         if len(self.pool) != len(self.y):
