@@ -195,6 +195,18 @@ def test_chapter4_post_methods_share_the_run_of_their_best_method() -> None:
             assert {**a.identity(), "rules": None} == {**b.identity(), "rules": None}
 
 
+def test_chapter4_and_5_methods_default_to_200_evaluations_chapter3_to_100() -> None:
+    """Thesis §4.4 and §5.5: budget 200; §3.3: 100. A command-line budget wins."""
+    for config_name in CONFIGS:
+        budget = compose_run([f"optimizer={config_name}"]).budget
+        raw = yaml.safe_load(Path(CONF_DIR / "optimizer" / f"{config_name}.yaml").read_text())
+        assert budget == raw.get("budget", 100) and budget in (100, 150, 200), config_name
+        if _method(config_name) in CHAPTER3_METHODS:
+            assert budget == 100, config_name
+    assert {compose_run([f"optimizer={c}"]).budget for c in CHAPTER5_DEFAULTS} == {200}
+    assert compose_run(["optimizer=gp_cond_ls", "budget=20"]).budget == 20
+
+
 def test_a_command_line_space_or_protocol_wins_over_a_methods_defaults() -> None:
     spec = compose_run(["optimizer=gp_matern_ls", "space=svm_kernels", "protocol=cv5"])
     assert (spec.space_name, spec.protocol_name) == ("svm_kernels", "cv5")
