@@ -67,9 +67,9 @@ def test_every_fit_of_a_standardised_protocol_sees_its_own_training_statistics(
     evaluator.validate(config, batch=0)
     evaluator.test(config)
     splits = evaluator.splits
-    row_sets = [
-        (fold.train, [fold.valid, splits.selection]) for fold in splits.folds(0)
-    ] + [(splits.train_valid_selection, [splits.test])]
+    row_sets = [(fold.train, [fold.valid, splits.selection]) for fold in splits.folds(0)] + [
+        (splits.train_valid_selection, [splits.test])
+    ]
     assert len(calls) == len(row_sets) == 6
     for (X_train, X_evals), (train, evals) in zip(calls, row_sets, strict=True):
         raw = data.X[train]
