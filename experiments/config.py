@@ -129,7 +129,7 @@ def _space(declaration: Mapping[str, Any]) -> dict[str, Any]:
     return dict(declaration)
 
 
-def _check_task(space: Mapping[str, Any], dataset: str) -> None:
+def check_task(space: Mapping[str, Any], dataset: str) -> None:
     """A space for another task than the dataset's is one line naming the spaces that fit."""
     from experiments.runner import space_task
     from experiments.spaces import spaces_for_task
@@ -176,7 +176,7 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
     except (DatasetError, ValueError, TypeError) as err:
         raise UsageError(str(err)) from err
     space = _space(space)
-    _check_task(space, dataset)
+    check_task(space, dataset)
     return RunSpec(
         dataset=dataset,
         optimizer=str(optimizer["family"]),
