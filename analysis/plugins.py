@@ -25,6 +25,7 @@ from analysis.render import TableWriter
 # name -> module holding PLUGIN. A new chapter adds its folder and one line here.
 REGISTRY = {
     "chapter3": "analysis.chapter3",
+    "esmbo": "analysis.esmbo",  # Lacoste et al., UAI 2014
 }
 
 
