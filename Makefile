@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 PROFILE ?= smoke
 EXPERIMENT ?= chapter3
 
-.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 status bench clean
+.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo status bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -51,6 +51,9 @@ reproduce-chapter4: $(STAMP)
 
 reproduce-chapter5: $(STAMP)
 	$(PY) -m experiments.reproduce chapter5 --profile $(PROFILE)
+
+reproduce-esmbo: $(STAMP)
+	$(PY) -m experiments.reproduce esmbo --profile $(PROFILE)
 
 status: $(STAMP)
 	$(PY) -m experiments.sweep status $(EXPERIMENT) --profile $(PROFILE)

@@ -45,7 +45,8 @@ def _single_run(cfg: DictConfig) -> None:
         run_and_save(spec, path, cfg.data_dir, show_progress=True)
     summary = summarize(path)
     print(summary.to_string(index=False, na_rep="n/a"))
-    if summary["valid_error_%"].isna().any():
+    valid = next(c for c in summary.columns if c.startswith("valid_"))  # error_% or mse
+    if summary[valid].isna().any():
         print(
             "n/a: a posterior-mean choice need not be an evaluated point, and an ensemble's "
             "validation error is not recorded (no validation error)"

@@ -27,6 +27,7 @@ REGISTRY = {
     "chapter3": "analysis.chapter3",
     "chapter4": "analysis.chapter4",
     "chapter5": "analysis.chapter5",
+    "esmbo": "analysis.esmbo",  # Lacoste et al., UAI 2014
 }
 
 

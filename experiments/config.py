@@ -11,7 +11,7 @@ import numpy as np
 from omegaconf import OmegaConf
 
 from experiments.runner import POST_HOC_DEFAULTS, RunSpec
-from hpo.datasets import DatasetError, resolve_name, unknown_choice_message
+from hpo.datasets import DatasetError, dataset_task, resolve_name, unknown_choice_message
 from hpo.ensembles import TIE_RULES
 from hpo.learners import FitGuard, learner_names
 from hpo.optimizers import check_settings, make_optimizer
@@ -152,6 +152,23 @@ def _space(declaration: Mapping[str, Any]) -> dict[str, Any]:
     return dict(declaration)
 
 
+def check_task(space: Mapping[str, Any], dataset: str) -> None:
+    """A space for another task than the dataset's is one line naming the spaces that fit."""
+    from experiments.runner import space_task
+    from experiments.spaces import spaces_for_task
+
+    try:
+        learners_task = space_task(space_from_config(space))
+    except ValueError as err:
+        raise UsageError(str(err)) from err
+    task = dataset_task(dataset)
+    if learners_task != task:
+        raise UsageError(
+            f"space={space['name']} is a {learners_task} space but dataset={dataset} is a {task} "
+            f"dataset; valid spaces for it: {', '.join(spaces_for_task(task))}"
+        )
+
+
 def boolean(name: str, value: Any) -> bool:
     """A true boolean (``curves=maybe`` is refused, not read as true)."""
     if isinstance(value, bool):
@@ -182,13 +199,15 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
     except (DatasetError, ValueError, TypeError) as err:
         raise UsageError(str(err)) from err
     _check_ensemble_folds(optimizer)
+    space = _space(space)
+    check_task(space, dataset)
     return RunSpec(
         dataset=dataset,
         optimizer=str(optimizer["family"]),
         rules=dict(optimizer["rules"]),
         protocol=settings,
         protocol_name=str(protocol["name"]),
-        space=_space(space),
+        space=space,
         budget=_integer("budget", cfg["budget"], 1),
         seed=_integer("seed", cfg["seed"], 0),
         repetition=_integer("repetition", cfg["repetition"], 0),

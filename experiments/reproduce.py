@@ -1,4 +1,5 @@
-"""``make reproduce-chapter3 PROFILE=smoke|medium|paper``: sweep, consolidate, report.
+"""``make reproduce-chapter3|reproduce-chapter5|reproduce-esmbo PROFILE=smoke|medium|paper``:
+sweep, consolidate, report.
 
 The sweep resumes (finished runs are skipped), so the same command picks up where an interrupted
 reproduction stopped; the report is regenerated from everything finished. The report goes to
@@ -26,7 +27,7 @@ from experiments.sweep import (
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.reproduce", description=__doc__)
-    parser.add_argument("experiment", choices=["chapter3", "chapter4", "chapter5"])
+    parser.add_argument("experiment", choices=["chapter3", "chapter4", "chapter5", "esmbo"])
     parser.add_argument("--profile", default="smoke")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1 = all cores)")
     parser.add_argument("--data-dir", default=None)

@@ -25,7 +25,7 @@ from hpo import seeding
 from hpo.datasets import Dataset, load_dataset
 from hpo.ensembles import TIE_RULES
 from hpo.evaluation import ChoiceScorer, Evaluator, Validation
-from hpo.learners import FitGuard
+from hpo.learners import FitGuard, learner_task
 from hpo.optimizers import Optimizer, PredictionsConsumer, make_optimizer
 from hpo.protocol import ProtocolSettings
 from hpo.selection import RULE_NAMES, Choice, SelectionRule, Trace, make_rule, population_ends
@@ -152,6 +152,7 @@ def run(
     (e.g. a progress bar) hears of every evaluation; it cannot change the results."""
     data = data if data is not None else load_dataset(spec.dataset, data_dir)
     space = space_from_config(spec.space)
+    check_task(space, data.task, data.name)
     optimizer = make_optimizer(
         spec.optimizer,
         space,
@@ -193,6 +194,24 @@ def run(
     predictions = _predictions_frame(evaluations, evaluator, scorer) if spec.predictions else None
     provenance = {"dataset_sha256": data.checksum(), **evaluator.splits.sizes()}
     return RunResult(_trace_frame(evaluations, space), outcomes, predictions, provenance)
+
+
+def space_task(space: Space) -> str:
+    """The task the learners of ``space`` solve (``ValueError`` when they mix tasks)."""
+    tasks = sorted({learner_task(learner) for learner in space.learners})
+    if len(tasks) != 1:
+        raise ValueError(f"space {space.name!r} mixes {' and '.join(tasks)} learners")
+    return tasks[0]
+
+
+def check_task(space: Space, task: str, dataset: str) -> None:
+    """Refuse, in one line, a space whose learners solve another task than ``dataset``'s."""
+    learners_task = space_task(space)
+    if learners_task != task:
+        raise ValueError(
+            f"space {space.name!r} is a {learners_task} space and dataset {dataset!r} a {task} "
+            f"dataset; a {task} dataset needs a {task} space"
+        )
 
 
 def _optimize(
@@ -352,13 +371,15 @@ def prediction_block(
     model: int, kind: str, fold: int, rows: np.ndarray, labels: np.ndarray
 ) -> dict[str, np.ndarray]:
     """One model's predicted ``labels`` for ``rows`` of one split (``kind``) and fold, as the
-    sidecar's compact columns (layout: README, "Predictions sidecar")."""
+    sidecar's compact columns (layout: README, "Predictions sidecar"). Predicted values of a
+    regression model (floats) are kept as float64; labels as int16."""
+    regression = np.issubdtype(np.asarray(labels).dtype, np.floating)
     return {
         "model": np.full(len(rows), model, dtype=np.int32),
         "split": np.full(len(rows), PREDICTION_KINDS[kind], dtype=np.int8),
         "fold": np.full(len(rows), fold, dtype=np.int8),
         "row": rows.astype(np.int32),
-        "prediction": labels.astype(np.int16),
+        "prediction": labels.astype(np.float64 if regression else np.int16),
     }
 
 

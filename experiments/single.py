@@ -18,7 +18,7 @@ from experiments.results import (
     write_run,
 )
 from experiments.runner import RunSpec, run
-from hpo.datasets import Dataset
+from hpo.datasets import Dataset, dataset_task
 
 
 def progress_bar(spec: RunSpec) -> tqdm:
@@ -44,10 +44,12 @@ def run_and_save(
     if show_progress:
         with progress_bar(spec) as bar:
             best = [float("inf")]
+            regression = dataset_task(spec.dataset) == "regression"
 
             def advance(iteration: int, loss: float) -> None:
                 best[0] = min(best[0], loss)
-                bar.set_postfix_str(f"best valid {100 * best[0]:.2f}%", refresh=False)
+                shown = f"{best[0]:.4g} MSE" if regression else f"{100 * best[0]:.2f}%"
+                bar.set_postfix_str(f"best valid {shown}", refresh=False)
                 bar.update(1)
 
             result = run(spec, data=data, data_dir=data_dir, progress=advance)
@@ -97,6 +99,9 @@ def summarize(path: Path) -> pd.DataFrame:
     outcomes = table[table["row_type"] == "outcome"]
     final = outcomes[outcomes["iteration"] == outcomes["iteration"].max()]
     trace = table[table["row_type"] == "trace"]
+    # regression: mean squared errors as they are; classification: error rates in %
+    regression = dataset_task(str(final["dataset"].iloc[0])) == "regression"
+    scale, unit = (1.0, "mse") if regression else (100.0, "error_%")
     return pd.DataFrame(
         {
             "method": final["method"].to_numpy(),
@@ -104,8 +109,10 @@ def summarize(path: Path) -> pd.DataFrame:
             "learner": final["learner"].fillna("ensemble").to_numpy(),
             "protocol": final["protocol"].to_numpy(),
             "evaluations": len(trace),
-            "valid_error_%": (100 * final["incumbent_valid_loss"]).round(2).to_numpy(),
-            "test_error_%": (100 * final["test_error"]).round(2).to_numpy(),
+            f"valid_{unit}": (scale * final["incumbent_valid_loss"])
+            .round(4 if regression else 2)
+            .to_numpy(),
+            f"test_{unit}": (scale * final["test_error"]).round(4 if regression else 2).to_numpy(),
             "seconds": final["run_seconds"].round(1).to_numpy(),
         }
     )

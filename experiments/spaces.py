@@ -36,3 +36,15 @@ def load_space(name: str) -> Space:
     if space.name != name:
         raise SpaceError(f"space file {name}.yaml declares name {space.name!r}; expected {name!r}")
     return space
+
+
+def spaces_for_task(task: str) -> list[str]:
+    """The declared spaces whose learners solve ``task`` (``classification`` or ``regression``)."""
+    from hpo.learners import learner_names, learner_task
+
+    names = []
+    for name in space_choices():
+        learners = space_from_config(space_config(name)).learners
+        if all(x in learner_names() and learner_task(x) == task for x in learners):
+            names.append(name)
+    return names

@@ -43,7 +43,7 @@ from omegaconf import OmegaConf
 from analysis import layout
 from analysis.layout import RESULTS_ROOT
 from experiments.compose import compose_config, override
-from experiments.config import UsageError, group_choices, spec_from_config
+from experiments.config import UsageError, check_task, group_choices, spec_from_config
 from experiments.results import ensure_writable, inspect_results_file, run_filename, set_aside
 from experiments.runner import RunSpec
 from hpo.datasets import (
@@ -194,6 +194,7 @@ def _part_specs(
         for method in settings["methods"]:
             extra = (settings.get("method_overrides") or {}).get(method) or {}
             overrides = [f"optimizer={method}", f"protocol={protocol}", *shared]
+            overrides.append(override("dataset", datasets[0]))  # the task check needs the part's
             overrides += [override(key, value) for key, value in extra.items()]
             spec = spec_from_config(compose_config(overrides), experiment=experiment)
             key = json.dumps({**spec.identity(), "rules": None}, sort_keys=True, default=str)
@@ -203,6 +204,8 @@ def _part_specs(
             else:
                 runs[key] = spec
         for dataset in datasets:
+            for spec in runs.values():  # every dataset's task is the space's (one line, exit 2)
+                check_task(spec.space, dataset)
             for repetition in range(int(settings["repetitions"])):
                 for spec in runs.values():
                     yield dataclasses.replace(spec, dataset=dataset, repetition=repetition)

@@ -20,8 +20,9 @@ This module owns:
   (:func:`hpo.ensembles.majority_vote`), the weighted mean for regression (the mode of a normal
   fitted to the members' predictions, ICML 2014 / UAI 2014 §3);
 * per-example validation losses of a model (:func:`example_losses`) and of a pool
-  (:func:`pool_losses`, on :class:`hpo.ensembles.PredictionPool`): out-of-fold zero-one losses in
-  fold order, so hold-out and k-fold runs share one definition;
+  (:func:`pool_losses`, on :class:`hpo.ensembles.PredictionPool`): out-of-fold zero-one losses
+  (squared errors for regression, :mod:`hpo.tasks`) in fold order, so hold-out and k-fold runs
+  share one definition;
 * the anytime selection rule ``agnostic_bayes`` (:class:`AgnosticBayesRule`): after every
   evaluation, the agnostic-Bayes ensemble of the pool evaluated so far (ESMBO's output on an
   ``esmbo`` run, ERS's on a random-search run).
@@ -41,6 +42,7 @@ from numpy.typing import ArrayLike
 
 from hpo.ensembles import PredictionPool, majority_vote
 from hpo.selection import Choice, SelectionRule, Trace
+from hpo.tasks import example_losses as task_losses
 
 if TYPE_CHECKING:
     from hpo.evaluation import FoldPredictions
@@ -156,20 +158,22 @@ def ensemble_predict(
 
 def example_losses(folds: Sequence[FoldPredictions]) -> tuple[np.ndarray, np.ndarray]:
     """``(rows, losses)``: the validation rows of all folds and the model's zero-one loss on each
-    (its out-of-fold prediction; a failed fit's label -1 counts as an error), in fold order — the
+    (squared error for regression targets, :mod:`hpo.tasks`) (its out-of-fold prediction; a
+    failed fit's label -1 counts as an error), in fold order — the
     order of :func:`pool_losses`, so one model's losses line up with a pool's."""
     rows = np.concatenate([f.valid_rows for f in folds])
-    losses = np.concatenate([f.valid != f.valid_labels for f in folds]).astype(float)
+    losses = np.concatenate([task_losses(f.valid, f.valid_labels) for f in folds])
     return rows, losses
 
 
 def pool_losses(predictions: Sequence[Sequence[FoldPredictions]]) -> np.ndarray:
-    """``(m, n_models)`` per-example zero-one losses of a pool, in fold order. The pool is a
-    :class:`~hpo.ensembles.PredictionPool`, which refuses models validated on other folds."""
+    """``(m, n_models)`` per-example zero-one (or squared) losses of a pool, in fold order. The
+    pool is a :class:`~hpo.ensembles.PredictionPool`, which refuses models validated on other
+    folds."""
     if not predictions:
         raise ValueError("agnostic Bayes needs at least one model's predictions")
     folds = PredictionPool.of(predictions).folds()
-    return np.concatenate([(votes != labels).T for votes, labels in folds]).astype(float)
+    return np.concatenate([task_losses(votes, labels).T for votes, labels in folds])
 
 
 class AgnosticBayesRule(SelectionRule):

@@ -3,9 +3,10 @@
 This module owns what one run does with its data: for a configuration and a batch it fits the
 learner the configuration names on each training fold of that batch's split and scores it on the
 fold's validation rows and on the selection split D_S (thesis §3.3, Fig 3.2); for a chosen
-configuration it retrains on all of D_TVS and scores on the test split D_G. Zero-one losses are
-computed from the predictions, which are kept when the run asks for them (ensembles, Chapter 4,
-work on predictions, not on error rates).
+configuration it retrains on all of D_TVS and scores on the test split D_G. Zero-one losses
+(squared errors on a regression set, :mod:`hpo.tasks`) are computed from the predictions, which
+are kept when the run asks for them (ensembles, Chapter 4, work on predictions, not on error
+rates).
 
 Fits are deterministic (a stochastic learner's seed is derived from the run's seed, dataset,
 repetition and the configuration itself), so a configuration already scored on the same folds (a
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hpo import seeding
+from hpo.agnostic_bayes import ensemble_predict
 from hpo.datasets import Dataset
 from hpo.ensembles import majority_vote
 from hpo.learners import (
@@ -37,6 +39,7 @@ from hpo.learners import (
 )
 from hpo.protocol import ProtocolSettings, RepetitionSplits
 from hpo.selection import Choice, Member
+from hpo.tasks import REGRESSION, mean_loss, task_of_targets
 
 LearnerOf = Callable[[Mapping[str, object]], str]
 
@@ -233,7 +236,8 @@ class Evaluator:
 class ChoiceScorer:
     """Test errors of choices: each member retrained once (the evaluator's cache) and scored on
     D_G; a choice of several members is scored by their weighted majority vote
-    (:func:`hpo.ensembles.majority_vote`, ties by ``ties``).
+    (:func:`hpo.ensembles.majority_vote`, ties by ``ties``), or for regression by their weighted
+    mean (:func:`hpo.agnostic_bayes.ensemble_predict`) and its squared error.
 
     ``tested`` maps each retrained configuration to (model id, result): the id is the member's
     trace iteration, or minus the iteration at which a never-evaluated member was chosen.
@@ -264,6 +268,10 @@ class ChoiceScorer:
         seconds = sum(r.fit_seconds for r in results)
         if choice.is_single:
             return results[0].error, hit, seconds
+        if task_of_targets(self.labels) == REGRESSION:  # the agnostic-Bayes weighted mean
+            predictions = np.stack([r.predictions for r in results])
+            mean = ensemble_predict(predictions, choice.weights, REGRESSION)
+            return mean_loss(mean, self.labels), hit, seconds
         votes = majority_vote(
             np.stack([r.predictions for r in results]), choice.weights, self.ties, self.rng
         )

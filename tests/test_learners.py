@@ -125,7 +125,21 @@ def test_iteration_limit_is_the_smaller_of_iterations_and_work_per_row() -> None
 
 # --- The registry: every learner of every space ----------------------------------------------
 
-SPACE_OF = {"svm_rbf": "svm_rbf", "random_forest": "random_forest", "svm": "svm_kernels"}
+SPACE_OF = {
+    "svm_rbf": "svm_rbf",
+    "random_forest": "random_forest",
+    "svm": "svm_kernels",
+    "forest": "esmbo_rf",  # the ESMBO paper's classification spaces (UAI 2014)
+    "gradient_boosting": "esmbo_gbc",
+    "mlp": "esmbo_mlp",
+}
+# regression learners (tests/test_esmbo_spaces.py fits them on a regression set)
+REGRESSION_SPACE_OF = {
+    "svr": "esmbo_svr",
+    "forest_regressor": "esmbo_rf_regression",
+    "gradient_boosting_regressor": "esmbo_gbr",
+}
+CLASSIFIERS = tuple(n for n in learner_names() if n not in REGRESSION_SPACE_OF)
 STOCHASTIC = ("random_forest", "decision_tree", "adaboost", "linear_svm")
 GUARD = FitGuard(max_work=2e7)
 
@@ -157,10 +171,10 @@ def _configs(learner: str, n: int, seed: int = 0) -> list[dict]:
 def test_every_learner_has_a_space() -> None:
     cash = load_space("sklearn_cash").parameters[0]
     assert isinstance(cash, Categorical)
-    assert set(learner_names()) == set(SPACE_OF) | set(cash.choices)
+    assert set(learner_names()) == set(SPACE_OF) | set(cash.choices) | set(REGRESSION_SPACE_OF)
 
 
-@pytest.mark.parametrize("learner", learner_names())
+@pytest.mark.parametrize("learner", CLASSIFIERS)
 def test_every_learner_fits_and_predicts_sampled_configurations(learner: str, wine) -> None:
     X, y, X_test, y_test = wine
     successes = 0

@@ -8,7 +8,8 @@ CMA-ES rules ``-pv`` (partial validation, Eq. 3.6), ``-bw`` (backwarding, Eq. 3.
 posterior mean; every other method returns its best validation error. Beyond Chapter 3:
 ``smac`` (thesis §5.5: SMAC, best validation), ``esmbo`` and ``ers`` (Lacoste et al., UAI 2014:
 the agnostic-Bayes ensemble of a GP-EI round robin over bootstraps, or of a random search, and
-the same run's best single model). Chapter 5 (§5.5, Table 5.2): the GP variants by kernel
+the same run's best single model) and ``smbo`` (the paper's GP-EI baseline), with the paper's
+SVM space and protocol by default. Chapter 5 (§5.5, Table 5.2): the GP variants by kernel
 (Matérn-5/2, conditional Eq. 5.9, Laplace Eq. 5.15), imputation (§5.3.1) and acquisition
 optimizer (random candidates or local search, §5.3.2), with Chapter 5's priors, space and protocol.
 Chapter 4 (§4.4, method names of Tables 4.3-4.6): ``-best`` = the single best model, ``-post`` =
@@ -74,6 +75,7 @@ THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
     "eo_sqm": ("eo", False, False, {"EO-sqm": "eo"}),
     "eo_c": ("eo", False, False, {"EO-C": "eo"}),
     "eo_sig": ("eo", False, False, {"EO-sig": "eo"}),
+    "smbo": ("gp", False, False, {"smbo": "best_validation"}),
 }
 CHAPTER3_METHODS = list(THESIS_METHODS)[:16]
 # Chapter 5's GP variants (thesis §5.5): kernel, acquisition optimizer, imputation; all but
@@ -105,6 +107,7 @@ CHAPTER4_GP = {
     "sklearn_cash": {"acquisition_optimizer": "local_search", "priors": "lognormal"},
     "svm_kernels": {"acquisition_optimizer": "grid_lbfgs", "priors": "spearmint"},
 }
+UAI2014_DEFAULTS = {"esmbo", "ers", "smbo"}  # the ESMBO paper's SVM space and 0.4/0.3/0.3 split
 CONFIGS = sorted(p.stem for p in (CONF_DIR / "optimizer").glob("*.yaml"))
 
 
@@ -142,6 +145,9 @@ def test_method_config_matches_the_thesis_definition(config_name: str) -> None:
         assert (spec.space_name, spec.protocol_name) == ("sklearn_cash", "chapter4")
         assert spec.protocol.standardize and spec.protocol.n_folds == 5
         assert spec.protocol.test_frac == pytest.approx(1 / 3) and spec.protocol.train_cap is None
+    elif config_name in UAI2014_DEFAULTS:
+        assert (spec.space_name, spec.protocol_name) == ("esmbo_svm", "esmbo")
+        assert (spec.protocol.validation, spec.protocol.test_frac) == ("holdout", 0.3)
     else:
         assert spec.space_name == "svm_rbf" and not spec.protocol.standardize
     if config_name in CHAPTER5_GP:

@@ -15,6 +15,7 @@ import numpy as np
 
 from hpo.ensembles.caruana import Fold
 from hpo.ensembles.losses import FoldVotes, Votes, loss_of_votes
+from hpo.tasks import REGRESSION, task_of_targets
 
 if TYPE_CHECKING:
     from hpo.evaluation import FoldPredictions
@@ -46,8 +47,11 @@ class PredictionPool:
             raise ValueError("a model needs the predictions of at least one fold")
         if not self._matrices:
             self._rows = [np.asarray(f.valid_rows) for f in folds]
-            self.labels = [np.asarray(f.valid_labels, dtype=np.int64) for f in folds]
-            self._matrices = [np.empty((16, len(f.valid)), dtype=np.int32) for f in folds]
+            # labels int64 and votes int32; float64 both for regression targets (hpo.tasks)
+            regression = task_of_targets(folds[0].valid_labels) == REGRESSION
+            label_type, vote_type = (np.float64, np.float64) if regression else (np.int64, np.int32)
+            self.labels = [np.asarray(f.valid_labels, dtype=label_type) for f in folds]
+            self._matrices = [np.empty((16, len(f.valid)), dtype=vote_type) for f in folds]
         if len(folds) != len(self._rows) or any(
             not np.array_equal(f.valid_rows, rows)
             for f, rows in zip(folds, self._rows, strict=True)

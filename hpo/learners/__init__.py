@@ -4,10 +4,12 @@ The configuration names the learner; :func:`make_estimator` builds it from the r
 :func:`fit_and_predict` fits it under the :class:`FitGuard` and predicts every evaluation set.
 Modules: ``guard`` (the work limit), ``registry`` (names -> factories), ``fit`` (one guarded
 fit), ``svm_rbf`` (Chapter 3), ``svm`` (Chapter 4's kernels), ``random_forest`` (Table 2.1),
-``sklearn_cash`` (the rest of Table 5.1). Importing this package registers every learner.
+``sklearn_cash`` (the rest of Table 5.1), ``uai2014`` and ``mlp`` (the ESMBO paper's spaces,
+regression learners included: each learner is registered with its task). Importing this package
+registers every learner.
 """
 
-from hpo.learners import random_forest, sklearn_cash, svm  # noqa: F401  (registration)
+from hpo.learners import mlp, random_forest, sklearn_cash, svm, uai2014  # noqa: F401  (registration)
 from hpo.learners.fit import FAILED_LABEL, ConstantClassifier, FitOutcome, fit_and_predict
 from hpo.learners.guard import ON_LIMIT_CHOICES, FitGuard
 from hpo.learners.registry import (
@@ -15,6 +17,7 @@ from hpo.learners.registry import (
     factory_of,
     learner_names,
     learner_parameters,
+    learner_task,
     make_estimator,
     register_learner,
 )
@@ -32,6 +35,7 @@ __all__ = [
     "fit_and_predict",
     "learner_names",
     "learner_parameters",
+    "learner_task",
     "make_estimator",
     "rbf_svc_predict",
     "register_learner",

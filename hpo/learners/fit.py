@@ -6,6 +6,9 @@ recomputed later. A fit that fails predicts :data:`FAILED_LABEL` everywhere, whi
 uses (labels are 0..C-1), so its zero-one error is exactly 1.0 on every non-empty set: a fit that
 reaches the guard's limit under ``on_limit="error_one"``, or a learner that raises while fitting
 or predicting (its exception is recorded in one line as ``FitOutcome.failure``).
+
+Regression (float targets, :mod:`hpo.tasks`): losses are squared errors, predictions floats, and a
+failed fit predicts the mean of its training targets (the constant model) instead of a label.
 """
 
 from __future__ import annotations
@@ -21,15 +24,17 @@ from sklearn.exceptions import ConvergenceWarning
 from hpo.learners.guard import FitGuard
 from hpo.learners.registry import Value, factory_of, learner_parameters, make_estimator
 from hpo.learners.svm_rbf import rbf_predictor
+from hpo.tasks import REGRESSION, mean_loss, task_of_targets
 
 FAILED_LABEL = -1
 
 
 class ConstantClassifier:
     """Predicts the single class seen in training (libsvm, liblinear and the discriminant
-    analyses refuse one-class training sets; every learner gets this model for one)."""
+    analyses refuse one-class training sets; every learner gets this model for one). For
+    regression, the single target value seen (a constant training target)."""
 
-    def __init__(self, label: int) -> None:
+    def __init__(self, label: int | float) -> None:
         self.label = label
 
     def predict(self, X: np.ndarray) -> np.ndarray:
@@ -54,8 +59,17 @@ class FitOutcome:
 
 
 def zero_one_error(predictions: np.ndarray, y: np.ndarray) -> float:
-    """The fraction of wrong predictions; NaN for an empty set."""
-    return float(np.mean(predictions != y)) if len(y) else float("nan")
+    """The fraction of wrong predictions (the squared error for float targets, :mod:`hpo.tasks`);
+    NaN for an empty set."""
+    return mean_loss(predictions, y)
+
+
+def failed_predictions(y_train: np.ndarray, n: int) -> np.ndarray:
+    """What a failed fit predicts on ``n`` rows: :data:`FAILED_LABEL`, or for regression the
+    training targets' mean."""
+    if task_of_targets(y_train) == REGRESSION:
+        return np.full(n, float(np.mean(y_train)) if len(y_train) else 0.0)
+    return np.full(n, FAILED_LABEL)
 
 
 def describe_failure(error: BaseException) -> str:
@@ -98,7 +112,7 @@ def fit_and_predict(
         except Exception as error:
             failure = describe_failure(error)
     if predictions is None:
-        predictions = tuple(np.full(len(y), FAILED_LABEL) for _, y in eval_sets)
+        predictions = tuple(failed_predictions(y_train, len(y)) for _, y in eval_sets)
     errors = tuple(zero_one_error(p, y) for p, (_, y) in zip(predictions, eval_sets, strict=True))
     constant = isinstance(model, ConstantClassifier)
     return FitOutcome(predictions, errors, fit_seconds, hit_limit, failure, constant)
@@ -115,7 +129,8 @@ def _fit(
 ) -> tuple[object, bool]:
     """The fitted model and whether the fit reached the guard's iteration limit."""
     if np.unique(y_train).size < 2:
-        return ConstantClassifier(int(y_train[0])), False
+        constant = y_train[0] if task_of_targets(y_train) == REGRESSION else int(y_train[0])
+        return ConstantClassifier(constant), False
     model = make_estimator(learner, config, guard, seed, n_train=len(y_train))
     fit_input = X_train
     if train_gram is not None:

@@ -26,18 +26,33 @@ class LearnerFactory(Protocol):
 
 
 _FACTORIES: dict[str, LearnerFactory] = {}
+_TASKS: dict[str, str] = {}
 
 
-def register_learner(name: str) -> Callable[[LearnerFactory], LearnerFactory]:
-    """Decorator registering ``factory`` under ``name``, the value configurations use."""
+def register_learner(
+    name: str, task: str = "classification"
+) -> Callable[[LearnerFactory], LearnerFactory]:
+    """Decorator registering ``factory`` under ``name``, the value configurations use; ``task``
+    (``classification`` or ``regression``, :mod:`hpo.tasks`) is what the learner predicts."""
+    from hpo.tasks import check_task
+
+    check_task(task)
 
     def register(factory: LearnerFactory) -> LearnerFactory:
         if name in _FACTORIES and _FACTORIES[name] is not factory:
             raise ValueError(f"learner {name!r} is already registered")
         _FACTORIES[name] = factory
+        _TASKS[name] = task
         return factory
 
     return register
+
+
+def learner_task(learner: str) -> str:
+    """The task of a registered learner (``ValueError`` naming the choices otherwise); a factory
+    placed in the registry without :func:`register_learner` (tests) is a classifier."""
+    factory_of(learner)
+    return _TASKS.get(learner, "classification")
 
 
 def learner_names() -> tuple[str, ...]:
