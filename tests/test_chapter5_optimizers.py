@@ -3,7 +3,11 @@ conditions, bounds, seeding and files; CMA-ES's automatic population size on the
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -190,3 +194,35 @@ def test_cma_auto_proposals_decode_to_valid_configurations(space: Space) -> None
     for config in configs:
         assert_valid(space, config)
     assert optimizer.generation == math.ceil(40 / auto_popsize(space.dim))  # type: ignore[attr-defined]
+
+
+SMAC_TRACE = """
+import json, numpy as np
+from hpo.optimizers import make_optimizer
+from hpo.space import space_from_config
+from experiments.spaces import space_config
+space = space_from_config(space_config("sklearn_cash"))
+optimizer = make_optimizer("smac", space, 24, np.random.default_rng(5))
+proposals = []
+for _ in range(24):
+    proposal = optimizer.ask()
+    proposals.append(proposal.config)
+    u = space.encode(proposal.config)
+    optimizer.tell(proposal, float(np.sum((u - 0.3) ** 2)))
+print(json.dumps(proposals))
+"""
+
+
+def test_smac_proposals_do_not_depend_on_python_s_hash_seed() -> None:
+    """SMAC 2.x orders its local search's starts by string hashes (salted per process); the
+    adapter fixes the order, so two processes with the same seed propose the same points."""
+    pytest.importorskip("smac")
+    outputs = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run(
+            [sys.executable, "-c", SMAC_TRACE], capture_output=True, text=True, env=env,
+            cwd=Path(__file__).resolve().parents[1], timeout=300, check=True,
+        )  # fmt: skip
+        outputs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert outputs[0] == outputs[1]

@@ -132,6 +132,7 @@ class SMACOptimizer(Optimizer):
             )
         if impute == "default":
             _impute_defaults(self.facade, self.configspace)
+        _order_local_search_starts(self.facade)
         self._pending: dict[int, TrialInfo] = {}
         self._asked = 0
 
@@ -163,6 +164,25 @@ class SMACOptimizer(Optimizer):
         self.facade.tell(info, TrialValue(cost=float(loss)), save=False)
         self.X.append(self.space.encode(proposal.config))
         self.y.append(float(loss))
+
+
+def _order_local_search_starts(facade: Any) -> None:
+    """Make SMAC's local search independent of Python's hash seed.
+
+    SMAC 2.x deduplicates the local search's starting points through a ``set`` of
+    ``Configuration``s, whose hash is that of their ``repr`` (a string, so salted per process
+    unless ``PYTHONHASHSEED`` is fixed), and returns them in the set's order: the same seed gave
+    different proposals in different processes from the first model-based iteration on. This
+    sorts the starting points by their vector encoding (a fixed order; SMAC's own is arbitrary).
+    """
+    local_search = facade._acquisition_maximizer._local_search
+    unordered = local_search._get_initial_points
+
+    def initial_points(*args: Any, **kwargs: Any) -> list:
+        points = unordered(*args, **kwargs)
+        return sorted(points, key=lambda c: tuple(np.nan_to_num(c.get_array(), nan=-1.0)))
+
+    local_search._get_initial_points = initial_points
 
 
 def _impute_defaults(facade: Any, configspace: ConfigurationSpace) -> None:
