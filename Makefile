@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 PROFILE ?= smoke
 EXPERIMENT ?= chapter3
 
-.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo status bench clean
+.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo reproduce-ensembles status bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -54,6 +54,9 @@ reproduce-chapter5: $(STAMP)
 
 reproduce-esmbo: $(STAMP)
 	$(PY) -m experiments.reproduce esmbo --profile $(PROFILE)
+
+reproduce-ensembles: $(STAMP)
+	$(PY) -m experiments.reproduce ensembles --profile $(PROFILE)
 
 status: $(STAMP)
 	$(PY) -m experiments.sweep status $(EXPERIMENT) --profile $(PROFILE)

@@ -28,6 +28,7 @@ REGISTRY = {
     "chapter4": "analysis.chapter4",
     "chapter5": "analysis.chapter5",
     "esmbo": "analysis.esmbo",  # Lacoste et al., UAI 2014
+    "ensembles": "analysis.esmbo",  # EO vs ESMBO vs Caruana: the same statistics
 }
 
 

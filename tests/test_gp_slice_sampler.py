@@ -179,3 +179,22 @@ def test_chain_targets_likelihood_plus_priors_on_mean_amp2_noise(
     for theta in [(0.3, 0.05, 1e-3), (0.3, 0.05, 0.2), (0.25, 1.5, 1e-2)]:
         expected = likelihood(*theta) + priors.log_joint(*theta, y)
         assert targets[0](np.array(theta)) == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("value", [0.0, 0.25])
+@pytest.mark.parametrize("log_hypers", [False, True])
+def test_equal_observations_pin_the_mean_instead_of_stopping_the_chain(
+    log_hypers: bool, value: float
+) -> None:
+    """All losses equal (EO's re-scored pool when one model outvotes the rest): the mean's prior
+    support [min y, max y] is one point; the chain samples amplitude and noise around it."""
+    rng = np.random.default_rng(0)
+    X = rng.random((12, 3))
+    y = np.full(12, value)  # 0.0: every re-scored ensemble perfect
+    chain = HyperChain(make_kernel("matern52"), SpearmintPriors(), burnin=20, log_hypers=log_hypers)
+    hypers = chain.sample(X, y, 5, rng)
+    np.testing.assert_array_equal(hypers.mean, value)
+    assert (hypers.amp2 > 0).all() and (hypers.noise > 0).all()
+    assert len(np.unique(hypers.amp2)) > 1  # amplitude and noise still move
+    y_new = np.linspace(0.1, 0.3, 12)  # a continued chain leaves the point once y varies
+    assert chain.sample(X, y_new, 5, rng).mean.std() > 0

@@ -295,6 +295,31 @@ class HyperChain:
             self._transition(terms, y, rng)
         return Hypers.stack([self._transition(terms, y, rng) for _ in range(n_samples)])
 
+    def _pinned_mean_transition(
+        self,
+        theta: np.ndarray,
+        mean: float,
+        log_joint: LogDensity,
+        rng: np.random.Generator,
+    ) -> tuple[float, float, float]:
+        """The joint update when every observation is equal (e.g. EO's re-scored pool when one
+        model outvotes the others): the mean's prior ``[min y, max y]`` is the point ``mean``, so
+        a slice along any direction that moves it has zero width; sample ``(amp2, noise)`` with
+        the mean there. Before this, such a chain stopped with "slice sampler shrank to zero"."""
+        if self.log_hypers:
+
+            def log_pair_log(phi: np.ndarray) -> float:
+                return log_joint(np.array([mean, *np.exp(phi)])) + phi[0] + phi[1]
+
+            amp2, noise = np.exp(slice_sample(np.log(theta[1:]), log_pair_log, rng))
+        else:
+
+            def log_pair(pair: np.ndarray) -> float:
+                return log_joint(np.array([mean, *pair]))
+
+            amp2, noise = slice_sample(theta[1:], log_pair, rng)
+        return mean, float(amp2), float(noise)
+
     def _transition(
         self, terms: np.ndarray | BlockLikelihood, y: np.ndarray, rng: np.random.Generator
     ) -> Hypers:
@@ -315,7 +340,9 @@ class HyperChain:
             return joint_likelihood(mean, amp2, noise) + prior
 
         theta = np.concatenate([state.mean, state.amp2, state.noise])
-        if self.log_hypers:  # slice in (mean, log amp2, log noise); log-Jacobian added
+        if np.ptp(y) == 0:  # all observations equal: the mean's support is one point, pinned
+            mean, amp2, noise = self._pinned_mean_transition(theta, y[0], log_joint, rng)
+        elif self.log_hypers:  # slice in (mean, log amp2, log noise); log-Jacobian added
 
             def log_joint_log(phi: np.ndarray) -> float:
                 return log_joint(np.array([phi[0], *np.exp(phi[1:])])) + phi[1] + phi[2]
