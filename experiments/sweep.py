@@ -121,10 +121,7 @@ def plan(
     """Every run of ``experiment``/``profile`` (default: its first profile), in a stable order,
     shared runs merged."""
     config = load_experiment(experiment)
-    profiles = config["profiles"]
-    profile = profile or next(iter(profiles))
-    if profile not in profiles:
-        raise UsageError(_unknown("profile", profile, profiles))
+    profile = _profile(config, profile)
     name = config.get("name", experiment)
     runs_dir = layout.sweep_dir(name, profile, results_root) / layout.RUNS
     planned: list[PlannedRun] = []
@@ -154,17 +151,29 @@ def _dataset_plan(settings: Mapping[str, Any], data_dir: str | None) -> DatasetP
         raise UsageError(str(err)) from err
 
 
+def _profile(config: Mapping[str, Any], profile: str | None) -> str:
+    """``profile``, or the experiment's first; an unknown one is one line naming the choices."""
+    profiles = config["profiles"]
+    profile = profile or next(iter(profiles))
+    if profile not in profiles:
+        raise UsageError(_unknown("profile", profile, profiles))
+    return profile
+
+
+def _notes(config: Mapping[str, Any], profile: str, data_dir: str | None) -> dict[str, str]:
+    notes: dict[str, str] = {}
+    for _, settings in _parts(config, profile):
+        notes.update(_dataset_plan(settings, data_dir).notes)
+    return notes
+
+
 def dataset_notes(
     experiment: str, profile: str | None = None, data_dir: str | None = None
 ) -> dict[str, str]:
     """For each dataset the experiment names but does not run as named, what happened instead
     (substituted, or not run and why): the report lists them, nothing is dropped silently."""
     config = load_experiment(experiment)
-    profile = profile or next(iter(config["profiles"]))
-    notes: dict[str, str] = {}
-    for _, settings in _parts(config, profile):
-        notes.update(_dataset_plan(settings, data_dir).notes)
-    return notes
+    return _notes(config, _profile(config, profile), data_dir)
 
 
 def record_dataset_notes(
@@ -175,8 +184,8 @@ def record_dataset_notes(
 ) -> dict[str, str]:
     """:func:`dataset_notes`, kept beside the sweep's runs for the report (atomically)."""
     config = load_experiment(experiment)
-    profile = profile or next(iter(config["profiles"]))
-    notes = dataset_notes(experiment, profile, data_dir)
+    profile = _profile(config, profile)
+    notes = _notes(config, profile, data_dir)
     folder = layout.sweep_dir(config.get("name", experiment), profile, results_root)
     folder.mkdir(parents=True, exist_ok=True)
     _write_json_atomic(folder / layout.DATASET_NOTES, notes)
