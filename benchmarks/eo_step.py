@@ -27,10 +27,10 @@ import time
 
 import numpy as np
 
-from hpo.evaluation import FoldPredictions
 from hpo.gp.acquisition import single_threaded_blas
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.base import Proposal
+from hpo.records import FoldPredictions
 from hpo.space import Real, Space
 
 DIM = 5

@@ -240,7 +240,7 @@ def _check_ensemble_folds(optimizer: Mapping[str, Any]) -> None:
 def _post_hoc(settings: Mapping[str, Any]) -> dict[str, Any]:
     """The ``post_hoc`` block, checked by building the rule (an unknown loss, a size below 1 or
     an unknown key is one line, exit 2)."""
-    from hpo.ensemble_rules import PostHocRule
+    from hpo.ensembles.rules import PostHocRule
 
     settings = {**POST_HOC_DEFAULTS, **dict(settings)}
     unknown = sorted(set(settings) - set(POST_HOC_DEFAULTS))

@@ -28,7 +28,9 @@ from hpo.evaluation import ChoiceScorer, Evaluator, Validation
 from hpo.learners import FitGuard, learner_task
 from hpo.optimizers import Optimizer, PredictionsConsumer, make_optimizer
 from hpo.protocol import ProtocolSettings
-from hpo.selection import RULE_NAMES, Choice, SelectionRule, Trace, make_rule, population_ends
+from hpo.records import Choice, Trace
+from hpo.rules import RULE_NAMES, make_rule
+from hpo.selection import SelectionRule, population_ends
 from hpo.space import Categorical, Integer, Space, space_from_config
 
 PREDICTION_KINDS = {"valid": 0, "selection": 1, "test": 2}
@@ -104,7 +106,7 @@ class RunSpec:
 # Protocol settings added after results were first published, with the value that reproduces the
 # earlier behaviour: left out of a run's identity (and hash) while they hold it.
 PROTOCOL_FIELDS_ADDED_LATER = {"standardize": False}
-# The post_hoc rule's settings (conf/config.yaml ``post_hoc``; hpo.ensemble_rules.PostHocRule):
+# The post_hoc rule's settings (conf/config.yaml ``post_hoc``; hpo.ensembles.rules.PostHocRule):
 # part of a run's identity only when they differ from these.
 POST_HOC_DEFAULTS = {"loss": "zero_one", "n_init": 3, "size": 100, "tie_loss": "sqm"}
 

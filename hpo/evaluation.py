@@ -27,9 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from hpo import seeding
-from hpo.agnostic_bayes import ensemble_predict
 from hpo.datasets import Dataset
 from hpo.ensembles import majority_vote
+from hpo.ensembles.agnostic_bayes import ensemble_predict
 from hpo.learners import (
     FitGuard,
     FitOutcome,
@@ -38,22 +38,10 @@ from hpo.learners import (
     learner_parameters,
 )
 from hpo.protocol import ProtocolSettings, RepetitionSplits
-from hpo.selection import Choice, Member
+from hpo.records import Choice, FoldPredictions, Member
 from hpo.tasks import REGRESSION, mean_loss, task_of_targets
 
 LearnerOf = Callable[[Mapping[str, object]], str]
-
-
-@dataclass(frozen=True)
-class FoldPredictions:
-    """One fold model's predicted labels on its validation rows and on D_S, with the true labels
-    of the validation rows (what an optimizer that reads predictions may see: never test labels).
-    """
-
-    valid_rows: np.ndarray
-    valid_labels: np.ndarray
-    valid: np.ndarray
-    selection: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -237,7 +225,7 @@ class ChoiceScorer:
     """Test errors of choices: each member retrained once (the evaluator's cache) and scored on
     D_G; a choice of several members is scored by their weighted majority vote
     (:func:`hpo.ensembles.majority_vote`, ties by ``ties``), or for regression by their weighted
-    mean (:func:`hpo.agnostic_bayes.ensemble_predict`) and its squared error.
+    mean (:func:`hpo.ensembles.agnostic_bayes.ensemble_predict`) and its squared error.
 
     ``tested`` maps each retrained configuration to (model id, result): the id is the member's
     trace iteration, or minus the iteration at which a never-evaluated member was chosen.

@@ -24,20 +24,20 @@ strict improvement ([decide], docs/deviations.md).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from hpo.records import Choice, Member, Trace
+
 if TYPE_CHECKING:
-    from hpo.evaluation import FoldPredictions
     from hpo.optimizers.base import Optimizer
 
 NO_ANSWER = -1
 POSTERIOR_MEAN = "posterior_mean"
-POST_HOC = "post_hoc"  # Chapter 4's rules: hpo.ensemble_rules
+POST_HOC = "post_hoc"  # Chapter 4's rules: hpo.ensembles.rules
 ENSEMBLE_OPTIMIZER = "eo"
 
 Rule = Callable[[ArrayLike, ArrayLike, ArrayLike], np.ndarray]
@@ -210,59 +210,6 @@ def method_incumbents(
     return incumbent
 
 
-# ------------------------------------------------------------------------------ choices
-
-
-@dataclass(frozen=True)
-class Member:
-    """One model of a choice: its configuration and the 1-based trace row that evaluated it
-    (None for a configuration the run never evaluated, e.g. a posterior-mean argmin)."""
-
-    config: Mapping[str, Any]
-    iteration: int | None
-
-
-@dataclass(frozen=True)
-class Choice:
-    """The model(s) a rule returns after one iteration: members with weights (multiplicity).
-
-    A single model is a one-member choice; its test error is that model's. A choice of several
-    members is scored by their weighted majority vote (:mod:`hpo.ensembles`).
-    """
-
-    members: tuple[Member, ...]
-    weights: tuple[float, ...] = field(default=())
-
-    def __post_init__(self) -> None:
-        if not self.members:
-            raise ValueError("a choice needs at least one member")
-        if not self.weights:
-            object.__setattr__(self, "weights", (1.0,) * len(self.members))
-        if len(self.weights) != len(self.members):
-            raise ValueError(f"{len(self.members)} members but {len(self.weights)} weights")
-
-    @property
-    def is_single(self) -> bool:
-        return len(self.members) == 1
-
-
-@dataclass(frozen=True)
-class Trace:
-    """What a rule reads of a run: per evaluation (0-based index ``i`` = iteration ``i + 1``) the
-    validation and selection losses, the batch, the configuration and, when the run keeps them,
-    each fold model's predictions (what ensemble rules such as Caruana selection read)."""
-
-    valid_loss: np.ndarray
-    selection_loss: np.ndarray
-    batch: np.ndarray
-    configs: Sequence[Mapping[str, Any]]
-    predictions: Sequence[tuple[FoldPredictions, ...]] | None = None  # when the run keeps them
-
-    def member(self, index: int) -> Member:
-        """The evaluated model at 0-based trace ``index``."""
-        return Member(self.configs[index], index + 1)
-
-
 class SelectionRule(ABC):
     """A final-selection rule: a choice (or None: no answer yet) per iteration of a run.
 
@@ -290,7 +237,7 @@ class IncumbentRule(SelectionRule):
 
     def __init__(self, name: str) -> None:
         if name not in RULES:
-            raise ValueError(f"unknown selection rule {name!r}; valid: {', '.join(RULE_NAMES)}")
+            raise ValueError(f"unknown selection rule {name!r}; valid: {', '.join(RULES)}")
         self.name = name
 
     def choices(self, trace: Trace) -> list[Choice | None]:
@@ -327,24 +274,3 @@ class PosteriorMeanRule(SelectionRule):
             Choice((Member(self._chosen[t], None),)) if t in self._chosen else None
             for t in range(1, len(trace.valid_loss) + 1)
         ]
-
-
-RULE_NAMES = (*RULES, POSTERIOR_MEAN, POST_HOC, ENSEMBLE_OPTIMIZER, "agnostic_bayes")  # UAI 2014
-
-
-def make_rule(
-    name: str, pm_domain: str = "space", post_hoc: Mapping[str, Any] | None = None
-) -> SelectionRule:
-    """The rule called ``name`` (one of :data:`RULE_NAMES`); ``post_hoc``: the settings of the
-    ``post_hoc`` rule (:class:`hpo.ensemble_rules.PostHocRule`'s keyword arguments)."""
-    if name == POSTERIOR_MEAN:
-        return PosteriorMeanRule(pm_domain)
-    if name in (POST_HOC, ENSEMBLE_OPTIMIZER):
-        from hpo.ensemble_rules import EnsembleOptimizerRule, PostHocRule
-
-        return PostHocRule(**(post_hoc or {})) if name == POST_HOC else EnsembleOptimizerRule()
-    if name == "agnostic_bayes":  # UAI 2014 ensembles (ESMBO, ERS); imported here: no cycle
-        from hpo.agnostic_bayes import AgnosticBayesRule
-
-        return AgnosticBayesRule()
-    return IncumbentRule(name)

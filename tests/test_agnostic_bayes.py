@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from hpo.agnostic_bayes import (
+from hpo.ensembles.agnostic_bayes import (
     AgnosticBayesRule,
     bootstrap_counts,
     bootstrap_risks,
@@ -18,8 +18,8 @@ from hpo.agnostic_bayes import (
     pool_losses,
     posterior_from_risks,
 )
-from hpo.evaluation import FoldPredictions
-from hpo.selection import RULE_NAMES, Trace, make_rule
+from hpo.records import FoldPredictions, Trace
+from hpo.rules import RULE_NAMES, make_rule
 
 
 def _loop_posterior(losses: np.ndarray, counts: np.ndarray) -> np.ndarray:

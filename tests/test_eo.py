@@ -14,12 +14,12 @@ from experiments.results import read_predictions
 from experiments.runner import PREDICTION_KINDS, RunSpec
 from experiments.single import run_and_save
 from hpo.datasets import load_dataset
-from hpo.ensemble_rules import EnsembleOptimizerRule, PostHocRule
 from hpo.ensembles import ensemble_loss, forward_greedy, majority_vote
-from hpo.evaluation import FoldPredictions
+from hpo.ensembles.rules import EnsembleOptimizerRule, PostHocRule
 from hpo.optimizers import make_optimizer
 from hpo.protocol import ProtocolSettings
-from hpo.selection import Trace, make_rule
+from hpo.records import FoldPredictions, Trace
+from hpo.rules import make_rule
 from hpo.space import Real, Space
 
 SPACE = Space("unit", (Real("a", 0.0, 1.0), Real("b", 0.0, 1.0)))

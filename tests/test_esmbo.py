@@ -8,11 +8,10 @@ import pytest
 
 from experiments.compose import compose_run
 from experiments.runner import RunSpec, run
-from hpo.agnostic_bayes import AgnosticBayesRule, bootstrap_risks, example_losses
-from hpo.evaluation import FoldPredictions
+from hpo.ensembles.agnostic_bayes import AgnosticBayesRule, bootstrap_risks, example_losses
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.esmbo import ESMBOOptimizer
-from hpo.selection import Trace
+from hpo.records import FoldPredictions, Trace
 from hpo.space import Real, Space
 
 SPACE = Space("unit", (Real("a", 0.0, 1.0), Real("b", 0.0, 1.0)))

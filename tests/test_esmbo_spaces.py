@@ -17,13 +17,13 @@ from experiments.compose import compose_run
 from experiments.config import UsageError
 from experiments.runner import run
 from experiments.spaces import load_space, spaces_for_task
-from hpo.agnostic_bayes import ensemble_predict, pool_losses
 from hpo.datasets import binarize, dataset_task, load_dataset
-from hpo.evaluation import FoldPredictions
+from hpo.ensembles.agnostic_bayes import ensemble_predict, pool_losses
 from hpo.learners import FitGuard, fit_and_predict, learner_task
 from hpo.learners import mlp as mlp_module
 from hpo.learners.uai2014 import n_features_of
 from hpo.protocol import RepetitionSplits
+from hpo.records import FoldPredictions
 from hpo.tasks import example_losses, mean_loss
 
 REPO = Path(__file__).resolve().parents[1]

@@ -18,7 +18,7 @@ from hpo.ensembles import majority_vote
 from hpo.evaluation import ChoiceScorer, Evaluator
 from hpo.learners import FitGuard
 from hpo.protocol import ProtocolSettings
-from hpo.selection import Choice, Member
+from hpo.records import Choice, Member
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -9,16 +9,13 @@ validated on the same folds (the same validation rows): ensembles combine models
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hpo.ensembles.caruana import Fold
 from hpo.ensembles.losses import FoldVotes, Votes, loss_of_votes
+from hpo.records import FoldPredictions
 from hpo.tasks import REGRESSION, task_of_targets
-
-if TYPE_CHECKING:
-    from hpo.evaluation import FoldPredictions
 
 
 class PredictionPool:

@@ -29,7 +29,7 @@ import numpy as np
 from hpo.space import Space
 
 if TYPE_CHECKING:
-    from hpo.evaluation import FoldPredictions
+    from hpo.records import FoldPredictions
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ class PredictionsConsumer(ABC):
     """Capability: the optimizer reads every evaluated model's validation predictions.
 
     The runner calls :meth:`observe_predictions` before ``tell`` for each evaluation, with one
-    :class:`~hpo.evaluation.FoldPredictions` per fold (validation rows, their labels, predicted
+    :class:`~hpo.records.FoldPredictions` per fold (validation rows, their labels, predicted
     labels); the run keeps predictions for such optimizers whatever its ``predictions`` setting.
     """
 

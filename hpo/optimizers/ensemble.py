@@ -51,7 +51,7 @@ from hpo.optimizers.base import EnsembleProvider, Optimizer, PredictionsConsumer
 from hpo.space import Space
 
 if TYPE_CHECKING:
-    from hpo.evaluation import FoldPredictions
+    from hpo.records import FoldPredictions
 
 EO_LOSSES = ("zero_one", "sqm", "cbound", "sigmoid")  # the margin loss cannot optimise (§4.3.1)
 MEMBER_LOSS = "zero_one"  # what fills a slot (Alg. 4.1 line 11)

@@ -1,14 +1,14 @@
 """ESMBO: GP-EI round robin over bootstrap problems (Lacoste, Larochelle, Marchand, Laviolette,
 "Sequential model-based ensemble optimization", UAI 2014, Algorithm 2).
 
-The validation set S is resampled ``N`` times (:func:`hpo.agnostic_bayes.bootstrap_counts`); the
-bootstrap problem ``j`` minimises a model's risk on the resample S'_j. Iteration ``k`` takes one
-GP-EI step on problem ``v = (k - 1) mod N`` (its history: every model evaluated so far with its
-S'_v risk), then the new model's risks on all ``N`` resamples are added to all ``N`` histories
-(the paper's "trick": one evaluation serves every problem). The output, the agnostic-Bayes
-ensemble of the ``N`` argmins, is the ``agnostic_bayes`` selection rule
-(:class:`hpo.agnostic_bayes.AgnosticBayesRule`), which builds the same resamples from the same
-derived stream.
+The validation set S is resampled ``N`` times
+(:func:`hpo.ensembles.agnostic_bayes.bootstrap_counts`); the bootstrap problem ``j`` minimises a
+model's risk on the resample S'_j. Iteration ``k`` takes one GP-EI step on problem
+``v = (k - 1) mod N`` (its history: every model evaluated so far with its S'_v risk), then the new
+model's risks on all ``N`` resamples are added to all ``N`` histories (the paper's "trick": one
+evaluation serves every problem). The output, the agnostic-Bayes ensemble of the ``N`` argmins, is
+the ``agnostic_bayes`` selection rule (:class:`hpo.ensembles.agnostic_bayes.AgnosticBayesRule`),
+which builds the same resamples from the same derived stream.
 
 This module owns only the round robin and the bootstrap histories: each problem is a
 :class:`~hpo.optimizers.bayes.GPEIOptimizer` (Spearmint GP-EI, its own hyperparameter chain,
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hpo.agnostic_bayes import (
+from hpo.ensembles.agnostic_bayes import (
     bootstrap_counts,
     bootstrap_risks,
     bootstrap_rng,
@@ -37,7 +37,7 @@ from hpo.optimizers.bayes import GPEIOptimizer
 from hpo.space import Space
 
 if TYPE_CHECKING:
-    from hpo.evaluation import FoldPredictions
+    from hpo.records import FoldPredictions
 
 
 class ESMBOOptimizer(Optimizer, PredictionsConsumer):

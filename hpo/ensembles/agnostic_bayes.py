@@ -40,12 +40,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from hpo.ensembles import PredictionPool, majority_vote
-from hpo.selection import Choice, SelectionRule, Trace
+from hpo.ensembles.pool import PredictionPool
+from hpo.ensembles.vote import majority_vote
+from hpo.records import Choice, FoldPredictions, Trace
+from hpo.selection import SelectionRule
 from hpo.tasks import example_losses as task_losses
 
 if TYPE_CHECKING:
-    from hpo.evaluation import FoldPredictions
     from hpo.optimizers.base import Optimizer
 
 AGNOSTIC_BAYES = "agnostic_bayes"

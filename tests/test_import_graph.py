@@ -1,0 +1,121 @@
+"""No import circle inside a package: the library's modules form a layered graph.
+
+Every import counts, wherever it stands: at module level, inside a function (a lazy import that
+only hides a circle) or under ``if TYPE_CHECKING:`` (a type-only import still ties two modules
+together for a reader and for any tool that resolves it). Importing ``a.b`` runs ``a/__init__``
+first; that implicit edge is not counted, so a package that re-exports its own submodules is not
+a circle. Issue 25 untied the one circle ``hpo/`` had (selection, agnostic Bayes, evaluation,
+ensembles, the ensemble rules and the optimizers' base module).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def module_name(path: Path, root: Path) -> str:
+    """The dotted name of the module at ``path`` under ``root`` (a package is its folder)."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    """The absolute module an ``ImportFrom`` names (relative imports resolved)."""
+    if not node.level:
+        return node.module or ""
+    base = module if is_package else module.rpartition(".")[0]
+    for _ in range(node.level - 1):
+        base = base.rpartition(".")[0]
+    return f"{base}.{node.module}" if node.module else base
+
+
+def import_graph(root: Path, package: str) -> dict[str, set[str]]:
+    """Module -> the modules of ``package`` it imports (any import statement, at any depth)."""
+    paths = {module_name(p, root): p for p in sorted((root / package).rglob("*.py"))}
+
+    def known(name: str) -> str | None:  # the longest prefix of ``name`` that is a module
+        while name and name not in paths:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        targets: set[str | None] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets.update(known(alias.name) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                source = _absolute(node, module, path.name == "__init__.py")
+                for alias in node.names:  # ``from a import b``: b may be a submodule
+                    full = f"{source}.{alias.name}"
+                    targets.add(full if full in paths else known(source))
+        graph[module] = {t for t in targets if t is not None and t != module}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return cycles
+
+
+@pytest.mark.parametrize("package", ["hpo", "experiments", "analysis"])
+def test_no_module_of_a_package_imports_one_that_imports_it_back(package: str) -> None:
+    assert import_cycles(import_graph(REPO, package)) == []
+
+
+def test_a_planted_lazy_circle_is_found(tmp_path: Path) -> None:
+    """The guard sees a circle closed by a function-local import, or by a type-only one."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from pkg.low import Low\n")  # re-export: not a circle
+    (package / "low.py").write_text("class Low: ...\n")
+    (package / "rules.py").write_text("from pkg.low import Low\n\ndef make():\n    return Low\n")
+    (package / "registry.py").write_text("from pkg import rules\n")
+    assert import_cycles(import_graph(tmp_path, "pkg")) == []
+
+    (package / "rules.py").write_text("def make():\n    from pkg.registry import rules\n")
+    assert import_cycles(import_graph(tmp_path, "pkg")) == [["pkg.registry", "pkg.rules"]]
+
+    (package / "rules.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .registry import rules\n"
+    )
+    assert import_cycles(import_graph(tmp_path, "pkg")) == [["pkg.registry", "pkg.rules"]]
+
+
+def test_the_shared_records_import_nothing_of_the_library() -> None:
+    assert import_graph(REPO, "hpo")["hpo.records"] == set()
