@@ -1,28 +1,97 @@
-"""Shared fixtures: where the UCI-121 copy is (``HPO_UCI121_DIR``; CI points it at
-``../shared/uci121``). Tests that need it are skipped, with the reason printed, when it is
-absent; under CI (``CI`` set, as ``.ci/run`` runs) an absent copy is a failure instead, so that no
-test is skipped silently there.
+"""Shared fixtures and the data-collection marker.
+
+Tests that read a dataset collection say so with ``@pytest.mark.needs_data("uci121")`` (or
+``"openml"``, the local OpenML cache), or by asking for the ``uci_dir`` fixture. When the
+collection is absent they are skipped with the reason, and the run's summary names each of them;
+under CI (``CI`` set, as ``.ci/run`` runs) an absent collection is a failure instead, so that no
+test is skipped silently there. ``.ci/run`` also runs the suite as a user without the data would
+(``CI`` unset, ``HPO_UCI121_DIR`` an empty folder): a test that needs data and does not say so
+errors there, and fails CI.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from hpo.datasets import uci121_dir
+from hpo.datasets import openml_dir, uci121_dir
+
+SKIP_PREFIX = "data not available: "
+
+
+def _uci121_present() -> bool:
+    return (uci121_dir() / "iris" / "iris_R.dat").is_file()
+
+
+def _openml_present() -> bool:
+    return any(openml_dir().glob("openml-*.npz"))
+
+
+COLLECTIONS: dict[str, tuple[Callable[[], bool], Callable[[], str]]] = {
+    "uci121": (
+        _uci121_present,
+        lambda: f"UCI-121 collection not found at {uci121_dir()}: set HPO_UCI121_DIR (make data)",
+    ),
+    "openml": (
+        _openml_present,
+        lambda: (
+            f"no OpenML dataset cached in {openml_dir()}: set HPO_OPENML_DIR or run "
+            "`python -m hpo.datasets fetch-openml <id>` online"
+        ),
+    ),
+}
+
+
+def require_collection(name: str) -> None:
+    """Skip (fail under CI) the current test when collection ``name`` is absent."""
+    if name not in COLLECTIONS:
+        raise ValueError(f"unknown data collection {name!r}; valid: {', '.join(COLLECTIONS)}")
+    present, reason = COLLECTIONS[name]
+    if present():
+        return
+    if os.environ.get("CI"):
+        pytest.fail(reason())
+    pytest.skip(SKIP_PREFIX + reason())
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"needs_data(*collections): the test reads these collections ({', '.join(COLLECTIONS)})",
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for mark in item.iter_markers("needs_data"):
+        for name in mark.args:
+            require_collection(name)
+
+
+_skipped_for_data: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+    if report.skipped and str(reason).startswith("Skipped: " + SKIP_PREFIX):
+        _skipped_for_data.append(report.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001 - pytest's reporter
+    if _skipped_for_data:
+        write = terminalreporter.write_line
+        terminalreporter.section(f"skipped: {len(_skipped_for_data)} tests need data")
+        for nodeid in _skipped_for_data:
+            write(nodeid)
+        write("to run them: make data (or set HPO_UCI121_DIR to a copy), then make test")
 
 
 @pytest.fixture(scope="session")
 def uci_dir() -> Path:
-    path = uci121_dir()
-    if not (path / "iris" / "iris_R.dat").is_file():
-        message = f"UCI-121 collection not found at {path}: set HPO_UCI121_DIR (make data)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
+    require_collection("uci121")
+    return uci121_dir()
 
 
 @pytest.fixture()
