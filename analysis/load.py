@@ -34,7 +34,7 @@ OUTCOME_COLUMNS = (
     "run_id", "method", "dataset", "protocol", "part", "repetition", "iteration", "budget",
     "incumbent_valid_loss", "incumbent_selection_loss", "test_error", "test_fit_limit_hit",
     "experiment", "git_revision", "versions", "run_seconds", "finished_at",
-    "space", "learner", "n_members", "members",
+    "space", "learner", "n_members", "members", "distinct_valid_losses",
 )  # fmt: skip
 UNREADABLE = "unreadable_files"  # ``DataFrame.attrs`` key: results files skipped, with the error
 PROTOCOLS = ("holdout", "cv5")

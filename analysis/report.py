@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import layout, load, overtuning, plugins, provenance, render
+from analysis import layout, load, overtuning, plugins, provenance, render, runs
 
 OVERTUNING_CITATION = (
     "Schneider, Bischl & Feurer, *Overtuning in Hyperparameter Optimization*, arXiv 2506.19540 "
@@ -150,6 +150,7 @@ def write_report(
     sections = plugin.sections(context)
     sections[1:1] = [_top_notes(why, unreadable, summary, notes)]
     sections += [
+        runs.section(outcomes, context.write),
         overtuning_section(context, plugin),
         provenance.section(summary, context.write, unreadable),
     ]

@@ -57,9 +57,9 @@ def _explain_plateaus(traces: pd.DataFrame) -> None:
     print(
         f"\nNote: {names} saw one validation loss at every evaluation: every configuration "
         "tried predicts a single class (C small or gamma large), so the losses give the "
-        "optimizer no direction and the final model is a constant classifier. CMA-ES, which "
-        "moves from one random starting point in small steps, can stay on such a plateau for "
-        "its whole budget; that, not a fault, is what its high errors above show."
+        "optimizer no direction and the final model is a constant classifier. CMA-ES moves in "
+        'small steps from the centre of the space (docs/deviations.md, "CMA-ES\'s start"); a '
+        "run that sees only this plateau can stay on it for its whole budget."
     )
 
 

@@ -127,6 +127,7 @@ def assemble(
         "seed": spec.seed,
         "repetition": spec.repetition,
         "status": "ok",
+        "distinct_valid_losses": int(trace["valid_loss"].nunique()),  # 1: stuck on a plateau
         "config_hash": config_hash(spec),
         "schema_version": SCHEMA_VERSION,
         **provenance(),

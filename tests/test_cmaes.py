@@ -23,7 +23,7 @@ def quadratic(u: np.ndarray) -> float:
 
 
 def run(
-    seed: int, budget: int = 100, loss: Loss = quadratic, **settings: int
+    seed: int, budget: int = 100, loss: Loss = quadratic, **settings: int | str
 ) -> tuple[CMAESOptimizer, list[Proposal]]:
     opt = CMAESOptimizer(load_space("svm_rbf"), budget, np.random.default_rng(seed), **settings)
     proposals = []
@@ -162,3 +162,54 @@ def test_pycma_seed_is_drawn_from_the_run_rng_never_zero_and_active_cma_is_off()
 def test_non_positive_sigma0_is_refused_with_its_value() -> None:
     with pytest.raises(ValueError, match="sigma0 must be > 0, got 0"):
         CMAESOptimizer(load_space("svm_rbf"), 12, np.random.default_rng(0), sigma0=0)
+
+
+def one_class_plateau(u: np.ndarray) -> float:
+    """Chapter 3's landscape in caricature: every configuration with C tiny (u0 < 0.35) or γ huge
+    (u1 > 0.65) predicts one class and scores the same loss; elsewhere a bowl."""
+    if u[0] < 0.35 or u[1] > 0.65:
+        return 0.6
+    return float(0.1 + np.sum((u - np.array([0.7, 0.3])) ** 2))
+
+
+def test_a_random_start_can_stay_on_the_one_class_plateau_and_the_centre_start_does_not() -> None:
+    """Issue 26: the start decides whether CMA-ES ever sees two different losses."""
+    stuck = Counter()
+    for seed in range(40):
+        for start in ("random", "centre"):
+            _, proposals = run(seed, budget=60, loss=one_class_plateau, start=start)
+            losses = {one_class_plateau(p.u) for p in proposals}
+            stuck[start] += len(losses) == 1
+    assert stuck["random"] >= 1 and stuck["centre"] == 0
+
+
+def test_the_start_is_the_centre_for_every_cma_method_and_random_on_request() -> None:
+    from experiments.compose import compose_run
+
+    for overrides in (
+        ["optimizer=cma"],
+        ["optimizer=cma_pv_r"],
+        ["optimizer=cma_gv", "protocol=cv5"],
+        [
+            "optimizer=cma",
+            "space=sklearn_cash",
+            "protocol=chapter5",
+            "+optimizer.settings.popsize=auto",
+        ],
+    ):
+        spec = compose_run([*overrides, "dataset=iris"])
+        assert spec.optimizer_settings["start"] == "centre", overrides
+        space = space_from_config(spec.space)
+        built = make_optimizer(
+            spec.optimizer, space, 100, np.random.default_rng(0), **spec.optimizer_settings
+        )
+        assert np.array_equal(built.centroid, np.full(space.dim, 0.5))
+    centre = CMAESOptimizer(load_space("svm_rbf"), 12, np.random.default_rng(4))
+    drawn = CMAESOptimizer(load_space("svm_rbf"), 12, np.random.default_rng(4), start="random")
+    assert np.array_equal(drawn.centroid, np.random.default_rng(4).uniform(size=2))
+    assert centre.seed == drawn.seed  # the same pycma stream: an ablation pairs the two starts
+
+
+def test_an_unknown_start_is_refused_naming_the_choices() -> None:
+    with pytest.raises(ValueError, match="unknown start 'corner'; valid: centre, random"):
+        CMAESOptimizer(load_space("svm_rbf"), 12, np.random.default_rng(0), start="corner")

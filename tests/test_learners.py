@@ -398,3 +398,31 @@ def test_linear_svm_coordinate_descent_differs_across_seeds(wine) -> None:
         models.append(model.set_params(dual=True).fit(X, y).coef_)
     np.testing.assert_array_equal(models[0], models[1])
     assert not np.array_equal(models[0], models[2])
+
+
+@pytest.mark.parametrize(("retrain_on_limit", "scored_one"), [("keep", False), ("error_one", True)])
+def test_a_final_retraining_that_hits_the_limit_is_kept_by_default_and_recorded(
+    retrain_on_limit: str, scored_one: bool
+) -> None:
+    """Issue 26: the search's fits that reach libsvm's limit score 1.0 (steering the search away),
+    but the chosen model's retraining on D_TVS keeps the truncated model's predictions by default;
+    the hit is recorded either way."""
+    from hpo.datasets import load_dataset
+    from hpo.evaluation import Evaluator
+    from hpo.protocol import ProtocolSettings
+
+    guard = FitGuard(max_iter=3, max_work=None, retrain_on_limit=retrain_on_limit)
+    evaluator = Evaluator(
+        load_dataset("sklearn-wine"), ProtocolSettings(), lambda c: "svm_rbf", guard, 0, 0
+    )
+    config = {"C": 1e5, "gamma": 0.02}
+    assert evaluator.validate(config, batch=0).valid_loss == 1.0  # the search's rule: error_one
+    tested = evaluator.test(config)
+    assert tested.hit_limit
+    assert (tested.error == 1.0) == scored_one
+    assert FitGuard().retrain_on_limit == "keep"
+
+
+def test_an_unknown_retraining_rule_is_one_line_naming_the_choices() -> None:
+    with pytest.raises(ValueError, match="unknown retrain_on_limit 'drop'; valid: error_one, keep"):
+        FitGuard(retrain_on_limit="drop")

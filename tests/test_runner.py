@@ -94,8 +94,11 @@ def test_work_limit_applies_to_the_search_not_to_the_final_retraining() -> None:
     assert (outcomes["test_error"] < 0.5).all()
     strict = _spec(dataset="bc", fit_guard=FitGuard(max_iter=5, max_work=None), budget=4)
     _, strict_outcomes = execute_run(strict, data=data)
-    assert strict_outcomes["test_fit_limit_hit"].all()
-    assert (strict_outcomes["test_error"] == 1.0).all()
+    assert strict_outcomes["test_fit_limit_hit"].all()  # recorded, and the truncated model kept
+    assert (strict_outcomes["test_error"] < 1.0).all()
+    old_rule = FitGuard(max_iter=5, max_work=None, retrain_on_limit="error_one")
+    _, scored_one = execute_run(_spec(dataset="bc", fit_guard=old_rule, budget=4), data=data)
+    assert scored_one["test_fit_limit_hit"].all() and (scored_one["test_error"] == 1.0).all()
 
 
 @pytest.mark.parametrize("optimizer", ["grid", "rs"])
