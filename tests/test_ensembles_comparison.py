@@ -50,6 +50,7 @@ def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.needs_data("uci121")  # the sweep runs on UCI-121's pima
 def test_ensemble_losses_rebuilt_from_the_sidecars_match_the_test_errors(sweep: Path) -> None:
     for path in (sweep / "runs").rglob("*.parquet"):
         if path.name.endswith(".predictions.parquet"):
@@ -63,6 +64,7 @@ def test_ensemble_losses_rebuilt_from_the_sidecars_match_the_test_errors(sweep: 
             assert means[(name, row.iteration)] == pytest.approx(row.test_error, abs=1e-12)
 
 
+@pytest.mark.needs_data("uci121")  # the sweep runs on UCI-121's pima
 def test_the_report_compares_the_five_outputs(sweep: Path) -> None:
     report = write_report(sweep, sweep / "report", chapter="ensembles")
     table = pd.read_csv(sweep / "report" / "tables" / "esmbo_svm.csv")
