@@ -89,7 +89,7 @@ class NumericPrior(ABC):
 
 
 def _check_interval(low: float, high: float, what: str) -> None:
-    if not (math.isfinite(low) or math.isinf(low)) or not low < high:
+    if not low < high:  # also refuses NaN
         raise PriorError(f"{what}: bounds reversed or empty, low={low} must be < high={high}")
 
 

@@ -330,3 +330,28 @@ def test_a_virtual_hyperparameter_named_for_a_learner_is_refused() -> None:
 def test_bad_prior_objects_are_refused(make, message: str) -> None:
     with pytest.raises(PriorError, match=re.escape(message)):
         make()
+
+
+def test_a_context_may_name_a_sibling_categorical_as_fig_5_3_does() -> None:
+    """gamma's prior per (kernel, shrinking) signature: shrinking is not gamma's parent but is set
+    whenever gamma is."""
+    learned = {
+        "priors": {
+            "svm__gamma": [
+                {"when": {"svm__kernel": "sigmoid", "svm__shrinking": True}, "dist": "normal",
+                 "mu": 0.05, "sigma": 0.01},
+                {"dist": "uniform"},
+            ]
+        }
+    }  # fmt: skip
+    tree = with_priors(_tree(), learned)
+    draws = [
+        float(c["svm__gamma"])
+        for c in tree.sample_batch(np.random.default_rng(8), 40000)
+        if c.get("svm__kernel") == "sigmoid" and c.get("svm__shrinking") == "True"
+    ]
+    assert len(draws) > 100
+    expected = stats.truncnorm((1e-5 - 0.05) / 0.01, (1.0 - 0.05) / 0.01, loc=0.05, scale=0.01)
+    assert stats.kstest(draws, expected.cdf).pvalue > KS_ALPHA
+    other = {"svm__kernel": "sigmoid", "svm__shrinking": "False"}
+    assert tree.prior_of("svm__gamma", other) == Uniform(1e-5, 1.0)
