@@ -2,7 +2,8 @@
 
 Hydra composes the same files as ``cfg.space``; code that has the composed mapping calls
 :func:`hpo.space.space_from_config` directly. This module is for code without a composed
-configuration (benchmarks, objectives, tests).
+configuration (benchmarks, objectives, tests). Spaces with per-context priors (seed 003) are in
+``conf/hierarchical/`` and read by :func:`load_prior_space`.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from typing import Any
 
 import yaml
 
+from hpo.priors import PriorSpace, prior_space_from_config
 from hpo.space import Space, SpaceError, space_from_config
 
 SPACE_DIR = Path(__file__).resolve().parents[1] / "conf" / "space"
+HIERARCHICAL_DIR = SPACE_DIR.parent / "hierarchical"  # spaces with priors (seed 003, §3.1)
 
 
 def space_choices() -> list[str]:
@@ -48,3 +51,12 @@ def spaces_for_task(task: str) -> list[str]:
         if all(x in learner_names() and learner_task(x) == task for x in learners):
             names.append(name)
     return names
+
+
+def load_prior_space(name: str) -> PriorSpace:
+    """The space with priors declared in ``conf/hierarchical/<name>.yaml`` (seed 003, §3.1;
+    format in ``docs/seed003.md``)."""
+    choices = sorted(path.stem for path in HIERARCHICAL_DIR.glob("*.yaml"))
+    if name not in choices:
+        raise SpaceError(f"unknown space with priors {name!r}; valid choices: {', '.join(choices)}")
+    return prior_space_from_config(yaml.safe_load((HIERARCHICAL_DIR / f"{name}.yaml").read_text()))

@@ -40,6 +40,12 @@ def _smac_class() -> type[Optimizer]:
     return SMACOptimizer
 
 
+def _hypercube_class() -> type[Optimizer]:
+    from hpo.optimizers.hypercube import ShrinkingHypercube
+
+    return ShrinkingHypercube
+
+
 def _eo_class() -> type[Optimizer]:
     from hpo.optimizers.ensemble import EnsembleOptimizer
 
@@ -54,6 +60,7 @@ CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "smac": _smac_class,
     "eo": _eo_class,
     "esmbo": lambda: __import__("hpo.optimizers.esmbo", fromlist=["_"]).ESMBOOptimizer,  # UAI 2014
+    "hypercube": _hypercube_class,  # seed 003 §3.4, Gonnet et al. 2010
 }
 FAMILIES = tuple(CLASSES)
 _FIXED_ARGUMENTS = ("self", "space", "budget", "rng")

@@ -1,0 +1,79 @@
+"""The online Gaussian mixture of seed 003's Chapter 4 (COMBINE, SIMPLIFY, eqs 4.1-4.8)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from hpo.prior_learning import (
+    GeneralPriorLearner,
+    OnlineGaussianMixture,
+    fidelity,
+    merge_components,
+)
+from hpo.priors import GaussianMixture
+
+
+@pytest.mark.parametrize(
+    "pair",
+    [
+        (1.0, 0.2, 0.01, 1.0, 0.3, 0.02),
+        (3.0, -1.0, 0.5, 0.5, 2.0, 0.1),
+        (2.0, 0.5, 1e-4, 7.0, 0.5, 1e-2),
+    ],
+)
+def test_a_merge_matches_the_pairs_first_two_moments(pair: tuple) -> None:
+    w_i, mu_i, var_i, w_j, mu_j, var_j = pair
+    parts = [(w_i, stats.norm(mu_i, math.sqrt(var_i))), (w_j, stats.norm(mu_j, math.sqrt(var_j)))]
+
+    def pdf(x: float) -> float:
+        return sum(w * d.pdf(x) for w, d in parts) / (w_i + w_j)
+
+    lo, hi = min(mu_i, mu_j) - 12, max(mu_i, mu_j) + 12
+    points = [mu_i, mu_j]
+    mean = integrate.quad(lambda x: x * pdf(x), lo, hi, points=points, limit=200)[0]
+    var = integrate.quad(lambda x: (x - mean) ** 2 * pdf(x), lo, hi, points=points, limit=200)[0]
+    w, mu, v = merge_components(*pair)
+    assert w == w_i + w_j
+    assert mu == pytest.approx(mean, abs=1e-9)
+    assert v == pytest.approx(var, rel=1e-7)
+
+
+def test_combine_adds_a_component_as_eq_4_2() -> None:
+    mixture = OnlineGaussianMixture([2.0], [0.0], [1.0])
+    mixture.combine(3.0, 0.25)
+    x = np.linspace(-3, 5, 17)
+    expected = (2 * stats.norm(0, 1).pdf(x) + stats.norm(3, 0.5).pdf(x)) / 3
+    np.testing.assert_allclose(mixture.pdf(x), expected, rtol=1e-12)
+
+
+def test_fidelity_is_one_for_identical_components_and_small_for_distant_ones() -> None:
+    assert fidelity(1.0, 0.5, 0.01, 1.0, 0.5, 0.01) == pytest.approx(1.0)
+    assert fidelity(1.0, 0.5, 0.01, 1.0, 0.52, 0.01) > 0.9
+    assert fidelity(1.0, 0.1, 0.001, 1.0, 0.9, 0.001) < 0.01
+
+
+def test_simplify_merges_close_components_keeps_distant_ones_and_the_moments() -> None:
+    mixture = OnlineGaussianMixture()
+    for value in (0.10, 0.101, 0.099, 0.80, 0.802):
+        mixture.combine(value, 0.05**2)
+    before = mixture.moments()
+    merges = mixture.simplify()
+    assert merges == 3 and len(mixture) == 2 and sum(mixture.weights) == 5.0
+    assert sorted(mixture.means) == pytest.approx([0.1, 0.801], abs=1e-9)
+    assert mixture.moments() == pytest.approx(before, rel=1e-12)  # moment matching keeps them
+
+
+def test_the_learner_accepts_by_score_and_writes_a_prior() -> None:
+    rng = np.random.default_rng(0)
+    learner = GeneralPriorLearner(0.0, 1.0)
+    assert not any(learner.observe(0.5, 0.0, rng) for _ in range(50))
+    for value in rng.normal(0.2, 0.01, size=30):
+        assert learner.observe(float(value), 1.0, rng)
+    prior = learner.prior()
+    assert isinstance(prior, GaussianMixture) and (prior.low, prior.high) == (0.0, 1.0)
+    assert len(learner.mixture) < 30 and sum(prior.weights) == pytest.approx(1.0)
+    assert prior.pdf(0.2) > 10 * prior.pdf(0.8)
