@@ -54,13 +54,21 @@ ScoreKey = tuple[str, str]  # (protocol, part)
 # ----------------------------------------------------------------------------------- reading
 
 
+# Provenance strings repeated on every row of a run (the ``versions`` JSON alone is ~300 bytes):
+# read as categoricals, one copy per distinct value (issue 26: a paper-scale result set).
+REPEATED_STRINGS = ("versions", "git_revision", "finished_at")
+
+
 def _read_columns(path: Path, wanted: tuple[str, ...], row_type: str | None) -> pd.DataFrame:
     present = set(pq.read_schema(path).names)
     columns = [c for c in wanted if c in present]
-    if row_type is not None:
-        frame = pd.read_parquet(path, columns=[*columns, "row_type"])
-        return frame[frame["row_type"] == row_type].drop(columns="row_type")
-    return pd.read_parquet(path, columns=columns)
+    table = pq.read_table(
+        path,
+        columns=columns,
+        filters=None if row_type is None else [("row_type", "==", row_type)],
+        read_dictionary=[c for c in REPEATED_STRINGS if c in columns],
+    )
+    return table.to_pandas()
 
 
 def _run_files(runs_dir: Path) -> list[Path]:
@@ -153,7 +161,7 @@ def method_order(methods: pd.Index | list[str]) -> list[str]:
 
 def final_outcomes(outcomes: pd.DataFrame) -> pd.DataFrame:
     """One row per (run, method): the incumbent after the run's last evaluation."""
-    last = outcomes.groupby(["run_id", "method"], sort=False)["iteration"].transform("max")
+    last = outcomes.groupby(["run_id", "method"], sort=False, observed=True)["iteration"].transform("max")
     return outcomes[outcomes["iteration"] == last]
 
 

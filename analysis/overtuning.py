@@ -48,7 +48,7 @@ def overtuning_curves(
     first incumbent (:data:`FIRST`). Errors stay in the unit of ``test_error``.
     """
     rows = outcomes.sort_values([*RUN_KEYS, "iteration"], kind="stable").reset_index(drop=True)
-    by_run = rows.groupby(RUN_KEYS, sort=False)["test_error"]
+    by_run = rows.groupby(RUN_KEYS, sort=False, observed=True)["test_error"]
     best_so_far = by_run.cummin()
     if reference_errors is None:
         reference = by_run.transform("first")
@@ -64,7 +64,7 @@ def overtuning_curves(
 
 def final_overtuning(curves: pd.DataFrame) -> pd.DataFrame:
     """Each (run, method)'s row at its last iteration."""
-    last = curves.groupby(RUN_KEYS, sort=False)["iteration"].transform("max")
+    last = curves.groupby(RUN_KEYS, sort=False, observed=True)["iteration"].transform("max")
     return curves[curves["iteration"] == last]
 
 

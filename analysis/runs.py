@@ -31,7 +31,8 @@ def run_health(outcomes: pd.DataFrame) -> pd.DataFrame:
     else:
         table["stuck runs"] = pd.NA
     if RETRAIN_HIT_COLUMN in outcomes:
-        hits = per_run[RETRAIN_HIT_COLUMN].agg(lambda column: bool(column.fillna(False).any()))
+        hit = outcomes[RETRAIN_HIT_COLUMN].fillna(False).astype(bool)
+        hits = hit.groupby([outcomes["method"], outcomes["run_id"]], observed=True).any()
         table["retraining hit the limit"] = hits.groupby(level="method", observed=True).sum()
     table = table.astype("Int64")
     table.index.name = "method"
