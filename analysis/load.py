@@ -161,7 +161,8 @@ def method_order(methods: pd.Index | list[str]) -> list[str]:
 
 def final_outcomes(outcomes: pd.DataFrame) -> pd.DataFrame:
     """One row per (run, method): the incumbent after the run's last evaluation."""
-    last = outcomes.groupby(["run_id", "method"], sort=False, observed=True)["iteration"].transform("max")
+    by_run = outcomes.groupby(["run_id", "method"], sort=False, observed=True)
+    last = by_run["iteration"].transform("max")
     return outcomes[outcomes["iteration"] == last]
 
 
