@@ -75,22 +75,37 @@ class Real:
 
 @dataclass(frozen=True)
 class Integer:
-    """An integer parameter in ``{low, ..., high}`` (equal-width bins of the unit interval)."""
+    """An integer parameter in ``{low, ..., high}`` (equal-width bins of the unit interval).
+
+    With ``log`` (seed 002, Table 2.1: units ~ log U(18, 1024)), ``u`` maps linearly in log10 to
+    ``[low, high]`` and the value is rounded to the nearest integer, as the seed generates
+    log-uniform integers ("transformed back and rounded to the nearest integer").
+    """
 
     name: str
     low: int
     high: int
     condition: Condition | None = None
+    log: bool = False
 
     def __post_init__(self) -> None:
         if not self.low < self.high:
             raise SpaceError(f"{self.name}: low={self.low} must be < high={self.high}")
+        if self.log and self.low <= 0:
+            raise SpaceError(f"{self.name}: log scale needs low > 0, got {self.low}")
 
     def from_unit(self, u: float) -> int:
+        if self.log:
+            lo, hi = math.log10(self.low), math.log10(self.high)
+            value = round(10.0 ** (lo + float(np.clip(u, 0.0, 1.0)) * (hi - lo)))
+            return int(min(max(value, self.low), self.high))
         n = self.high - self.low + 1
         return int(self.low + math.floor((1 - _BIN_EPS) * float(np.clip(u, 0.0, 1.0)) * n))
 
     def to_unit(self, value: Value) -> float:
+        if self.log:
+            lo, hi = math.log10(self.low), math.log10(self.high)
+            return float(np.clip((math.log10(int(value)) - lo) / (hi - lo), 0.0, 1.0))
         n = self.high - self.low + 1
         return (int(value) - self.low + 0.5) / n  # centre of the value's bin
 
@@ -128,6 +143,7 @@ class Space:
     learner: str = ""
     learner_parameter: str | None = None
     impute: str = "default"
+    settings: tuple[tuple[str, Value], ...] = ()  # fixed learner settings (seed 002's network)
     _index: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -194,6 +210,11 @@ class Space:
             return True
         parent = self.parameters[self._index[cond.parent]]
         return self.is_active(parent, config) and config.get(cond.parent) in cond.values
+
+    @property
+    def learner_settings(self) -> dict[str, Value]:
+        """The learner's fixed settings (the space file's ``settings:``; empty for most)."""
+        return dict(self.settings)
 
     @property
     def learners(self) -> tuple[str, ...]:
@@ -292,10 +313,10 @@ class Space:
 
 # --- Spaces declared as mappings (conf/space/*.yaml, as PyYAML or OmegaConf reads them) -------
 
-SPACE_KEYS = ("name", "learner", "impute", "parameters")
+SPACE_KEYS = ("name", "learner", "impute", "parameters", "settings")
 PARAMETER_KEYS = {
     "real": ("type", "low", "high", "log", "condition"),
-    "integer": ("type", "low", "high", "condition"),
+    "integer": ("type", "low", "high", "log", "condition"),
     "categorical": ("type", "choices", "condition"),
 }
 
@@ -372,7 +393,28 @@ class _SpaceReader:
         if not parameters:
             raise self.fail("parameters must not be empty")
         built = tuple(self.parameter(str(n), spec) for n, spec in parameters.items())
-        return Space(self.name, built, learner=learner, learner_parameter=choice, impute=impute)
+        settings = self.settings(config.get("settings", {}))
+        return Space(
+            self.name,
+            built,
+            learner=learner,
+            learner_parameter=choice,
+            impute=impute,
+            settings=settings,
+        )
+
+    def settings(self, value: object) -> tuple[tuple[str, Value], ...]:
+        """A space's fixed learner settings: names to scalar values (checked by the learner,
+        :func:`hpo.learners.check_learner_settings`)."""
+        value = self.mapping(value or {}, "settings")
+        result = []
+        for name, item in value.items():
+            if isinstance(item, bool):
+                item = str(item).lower()
+            if not isinstance(item, int | float | str):
+                raise self.fail(f"settings: {name!r} must be a number or a string, got {item!r}")
+            result.append((str(name), item))
+        return tuple(sorted(result))
 
     def learner(self, value: object) -> tuple[str, str | None]:
         if isinstance(value, str):
@@ -400,10 +442,10 @@ class _SpaceReader:
                 choices = self.strings(spec.get("choices", ()), f"{where}: choices")
                 return Categorical(name, choices, condition)
             low, high = spec.get("low"), spec.get("high")
+            log = self.flag(spec.get("log", False), f"{where}: log")
             if kind == "integer":
                 low, high = self.integer(low, f"{where}: low"), self.integer(high, f"{where}: high")
-                return Integer(name, low, high, condition)
-            log = self.flag(spec.get("log", False), f"{where}: log")
+                return Integer(name, low, high, condition, log)
             low, high = self.number(low, f"{where}: low"), self.number(high, f"{where}: high")
             return Real(name, low, high, log, condition)
         except SpaceError as error:

@@ -132,6 +132,7 @@ SPACE_OF = {
     "forest": "esmbo_rf",  # the ESMBO paper's classification spaces (UAI 2014)
     "gradient_boosting": "esmbo_gbc",
     "mlp": "esmbo_mlp",
+    "ffnn": "ffnn_mrbi",  # seed 002's network (tests/test_ffnn.py tests it further)
 }
 # regression learners (tests/test_esmbo_spaces.py fits them on a regression set)
 REGRESSION_SPACE_OF = {

@@ -5,15 +5,24 @@ The configuration names the learner; :func:`make_estimator` builds it from the r
 Modules: ``guard`` (the work limit), ``registry`` (names -> factories), ``fit`` (one guarded
 fit), ``svm_rbf`` (Chapter 3), ``svm`` (Chapter 4's kernels), ``random_forest`` (Table 2.1),
 ``sklearn_cash`` (the rest of Table 5.1), ``uai2014`` and ``mlp`` (the ESMBO paper's spaces,
-regression learners included: each learner is registered with its task). Importing this package
-registers every learner.
+regression learners included: each learner is registered with its task), ``ffnn`` (seed 002's
+PyTorch network, resumable; ``torch_network`` is its PyTorch side, imported only when it fits).
+Importing this package registers every learner.
 """
 
-from hpo.learners import mlp, random_forest, sklearn_cash, svm, uai2014  # noqa: F401  (registration)
+from hpo.learners import (  # noqa: F401  (registration)
+    ffnn,
+    mlp,
+    random_forest,
+    sklearn_cash,
+    svm,
+    uai2014,
+)
 from hpo.learners.fit import FAILED_LABEL, ConstantClassifier, FitOutcome, fit_and_predict
 from hpo.learners.guard import ON_LIMIT_CHOICES, FitGuard
 from hpo.learners.registry import (
     LearnerFactory,
+    check_learner_settings,
     factory_of,
     learner_names,
     learner_parameters,
@@ -30,6 +39,7 @@ __all__ = [
     "FitGuard",
     "FitOutcome",
     "LearnerFactory",
+    "check_learner_settings",
     "factory_of",
     "SquaredDistanceCache",
     "fit_and_predict",

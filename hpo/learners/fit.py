@@ -56,6 +56,7 @@ class FitOutcome:
     hit_limit: bool
     failure: str | None = None
     constant: bool = False
+    resource_spent: float | None = None  # epochs a resumable learner trained (seed 002)
 
 
 def zero_one_error(predictions: np.ndarray, y: np.ndarray) -> float:
@@ -87,19 +88,28 @@ def fit_and_predict(
     eval_sets: Sequence[tuple[np.ndarray, np.ndarray]],
     seed: int = 0,
     train_gram: np.ndarray | None = None,
+    validation: tuple[np.ndarray, np.ndarray] | None = None,
+    epochs: float | None = None,
+    checkpoint: str | None = None,
 ) -> FitOutcome:
     """Fit ``learner`` at ``config`` on the training data; predict every evaluation set.
 
     ``train_gram``, the RBF kernel among the training rows at the configuration's gamma (the
-    ``svm_rbf`` learner only), makes libsvm use it as a precomputed kernel.
+    ``svm_rbf`` learner only), makes libsvm use it as a precomputed kernel. A learner that
+    supports a resource (``supports_resource``, the seed-002 network) also gets ``validation``
+    (its early-stopping set), ``epochs`` (train up to) and ``checkpoint`` (resume from, save
+    to); ``resource_spent`` is then the epochs it trained. Other learners ignore the three.
     """
     factory_of(learner)  # an unknown learner is a configuration error, raised, not a failure
     if train_gram is not None and learner != "svm_rbf":
         raise ValueError(f"a precomputed Gram needs learner svm_rbf, not {learner!r}")
     start = time.perf_counter()
     hit_limit, failure = False, None
+    resumable = {"validation": validation, "epochs": epochs, "checkpoint": checkpoint}
     try:
-        model, hit_limit = _fit(learner, config, guard, X_train, y_train, seed, train_gram)
+        model, hit_limit = _fit(
+            learner, config, guard, X_train, y_train, seed, train_gram, resumable
+        )
     except Exception as error:  # a learner's failure is a result, recorded, not a crash
         model, failure = None, describe_failure(error)
     fit_seconds = time.perf_counter() - start
@@ -115,7 +125,9 @@ def fit_and_predict(
         predictions = tuple(failed_predictions(y_train, len(y)) for _, y in eval_sets)
     errors = tuple(zero_one_error(p, y) for p, (_, y) in zip(predictions, eval_sets, strict=True))
     constant = isinstance(model, ConstantClassifier)
-    return FitOutcome(predictions, errors, fit_seconds, hit_limit, failure, constant)
+    spent = getattr(model, "epochs_run_", None)
+    spent = None if spent is None else float(spent)
+    return FitOutcome(predictions, errors, fit_seconds, hit_limit, failure, constant, spent)
 
 
 def _fit(
@@ -126,6 +138,7 @@ def _fit(
     y_train: np.ndarray,
     seed: int,
     train_gram: np.ndarray | None,
+    resumable: Mapping[str, object] | None = None,
 ) -> tuple[object, bool]:
     """The fitted model and whether the fit reached the guard's iteration limit."""
     if np.unique(y_train).size < 2:
@@ -138,7 +151,10 @@ def _fit(
         fit_input = train_gram
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        model.fit(fit_input, y_train)
+        if getattr(model, "supports_resource", False):
+            model.fit(fit_input, y_train, **(resumable or {}))
+        else:
+            model.fit(fit_input, y_train)
     return model, any(issubclass(w.category, ConvergenceWarning) for w in caught)
 
 

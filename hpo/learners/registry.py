@@ -27,13 +27,18 @@ class LearnerFactory(Protocol):
 
 _FACTORIES: dict[str, LearnerFactory] = {}
 _TASKS: dict[str, str] = {}
+_SETTINGS_CHECKS: dict[str, Callable[[Mapping[str, Any]], None]] = {}
 
 
 def register_learner(
-    name: str, task: str = "classification"
+    name: str,
+    task: str = "classification",
+    settings_check: Callable[[Mapping[str, Any]], None] | None = None,
 ) -> Callable[[LearnerFactory], LearnerFactory]:
     """Decorator registering ``factory`` under ``name``, the value configurations use; ``task``
-    (``classification`` or ``regression``, :mod:`hpo.tasks`) is what the learner predicts."""
+    (``classification`` or ``regression``, :mod:`hpo.tasks`) is what the learner predicts;
+    ``settings_check`` refuses bad fixed settings (a space's ``settings:``) before a run, in one
+    line (a learner without one takes no settings)."""
     from hpo.tasks import check_task
 
     check_task(task)
@@ -43,6 +48,8 @@ def register_learner(
             raise ValueError(f"learner {name!r} is already registered")
         _FACTORIES[name] = factory
         _TASKS[name] = task
+        if settings_check is not None:
+            _SETTINGS_CHECKS[name] = settings_check
         return factory
 
     return register
@@ -53,6 +60,20 @@ def learner_task(learner: str) -> str:
     placed in the registry without :func:`register_learner` (tests) is a classifier."""
     factory_of(learner)
     return _TASKS.get(learner, "classification")
+
+
+def check_learner_settings(learner: str, settings: Mapping[str, Any]) -> None:
+    """Refuse ``settings`` (a space's fixed learner settings) that ``learner`` cannot take, in
+    one ``ValueError`` line."""
+    factory_of(learner)
+    check = _SETTINGS_CHECKS.get(learner)
+    if check is not None:
+        check(settings)
+    elif settings:
+        raise ValueError(
+            f"learner {learner!r} takes no settings, got {', '.join(sorted(settings))}; "
+            f"learners with settings: {', '.join(sorted(_SETTINGS_CHECKS)) or 'none'}"
+        )
 
 
 def learner_names() -> tuple[str, ...]:

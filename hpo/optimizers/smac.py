@@ -82,7 +82,7 @@ def _hyperparameter(p: Parameter, impute_value: float) -> Hyperparameter:
         default = min(max(float(default), p.low), p.high)
         return UniformFloatHyperparameter(p.name, p.low, p.high, default, log=p.log)
     if isinstance(p, Integer):
-        return UniformIntegerHyperparameter(p.name, p.low, p.high, int(default))
+        return UniformIntegerHyperparameter(p.name, p.low, p.high, int(default), log=p.log)
     return CategoricalHyperparameter(p.name, list(p.choices), default_value=str(default))
 
 

@@ -1,0 +1,114 @@
+"""Seconds per epoch of seed 002's network learner (``hpo/learners/ffnn.py``) against a plain
+PyTorch loop on the same network and data (issue 27's target: at most 1.1×).
+
+One epoch = a shuffled pass of SGD updates (batch 32) plus the validation error that early
+stopping reads, as both sides do. The plain loop is what one writes by hand: ``nn.Sequential``
+with ``nn.Dropout``, ``torch.optim.SGD``, ``randperm`` batches, ``torch.manual_seed``. Our time per
+epoch is ``(fit to E epochs − fit to 0 epochs) / E``, so the one-off set-up (tensors, the model)
+is left out on both sides. Data: MNIST-sized random inputs (10,000 × 784, 10 classes; 2,000
+validation rows): the time of an epoch does not depend on the values. One thread (the learner's
+setting), medians over ``--repeats``.
+
+    nice -n 5 python benchmarks/ffnn_epoch.py [--repeats 5] [--epochs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+import torch
+from torch import nn
+
+from hpo.learners import FitGuard, make_estimator
+
+N_TRAIN, N_VALID, N_FEATURES, N_CLASSES, BATCH = 10_000, 2_000, 784, 10, 32
+CASES = {  # name -> (units per hidden layer, input dropout, hidden dropout)
+    "1 x 100, no dropout": ((100,), 0.0, 0.0),
+    "1 x 500, no dropout": ((500,), 0.0, 0.0),
+    "3 x 200, dropout 0.3": ((200, 200, 200), 0.3, 0.3),
+}
+
+
+def ours(units: tuple[int, ...], input_dropout: float, dropout: float, data, epochs: int) -> float:
+    X, y, Xv, yv = data
+    config: dict[str, object] = {
+        "learning_rate": 0.01,
+        "decay": 1e-4,
+        "input_dropout": input_dropout,
+        "patience": 10_000,
+        "restore_best": "false",
+    }
+    for k, n in enumerate(units, start=1):
+        config.update({f"units_{k}": n, f"activation_{k}": "tanh", f"init_{k}": "uniform"})
+        config[f"dropout_{k}"] = dropout
+        if k > 1:
+            config[f"layer_{k}"] = "True"
+
+    def seconds(e: int) -> float:
+        net = make_estimator("ffnn", config, FitGuard(), seed=1)
+        start = time.perf_counter()
+        net.fit(X, y, (Xv, yv), epochs=e)
+        return time.perf_counter() - start
+
+    return (seconds(epochs) - seconds(0)) / epochs
+
+
+def plain(units: tuple[int, ...], input_dropout: float, dropout: float, data, epochs: int) -> float:
+    X, y, Xv, yv = (torch.as_tensor(a) for a in data)
+    X, Xv = X.float(), Xv.float()
+    torch.manual_seed(1)
+    layers: list[nn.Module] = [nn.Dropout(input_dropout)]
+    width = N_FEATURES
+    for n in units:
+        layers += [nn.Linear(width, n), nn.Tanh(), nn.Dropout(dropout)]
+        width = n
+    model = nn.Sequential(*layers, nn.Linear(width, N_CLASSES))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = nn.CrossEntropyLoss()
+    start = time.perf_counter()
+    for epoch in range(epochs):
+        model.train()
+        for group in optimizer.param_groups:
+            group["lr"] = 0.01 / (1 + 1e-4 * epoch)
+        order = torch.randperm(len(y))
+        for i in range(0, len(y), BATCH):
+            rows = order[i : i + BATCH]
+            loss = loss_fn(model(X[rows]), y[rows])
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+        model.eval()
+        with torch.no_grad():
+            float((model(Xv).argmax(1) != yv).float().mean())
+    return (time.perf_counter() - start) / epochs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=3)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(0)
+    data = (
+        rng.normal(size=(N_TRAIN, N_FEATURES)).astype(np.float32),
+        rng.integers(0, N_CLASSES, N_TRAIN),
+        rng.normal(size=(N_VALID, N_FEATURES)).astype(np.float32),
+        rng.integers(0, N_CLASSES, N_VALID),
+    )
+    print(f"seconds per epoch, median of {args.repeats} ({args.epochs} epochs each), 1 thread")
+    print(f"{'network':24} {'ours':>8} {'plain':>8} {'ratio':>6}")
+    for name, (units, input_dropout, dropout) in CASES.items():
+        ours_s, plain_s = [], []
+        for _ in range(args.repeats):  # interleaved, so load changes hit both sides alike
+            ours_s.append(ours(units, input_dropout, dropout, data, args.epochs))
+            plain_s.append(plain(units, input_dropout, dropout, data, args.epochs))
+        a, b = statistics.median(ours_s), statistics.median(plain_s)
+        print(f"{name:24} {a:8.3f} {b:8.3f} {a / b:6.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,285 @@
+"""The PyTorch side of :mod:`hpo.learners.ffnn`: the module, the SGD loop, early stopping and
+checkpoints (imported only when a network is fitted; needs the ``nn`` extra).
+
+Determinism: every random number of a fit (weight initialisation, the shuffling of each epoch,
+dropout masks) comes from one ``torch.Generator`` seeded with the learner's derived seed, whose
+state is saved in the checkpoint; on the CPU a fit runs on ``settings.threads`` (1) threads with
+``torch.use_deterministic_algorithms(True)``. So the same configuration gives the same weights
+on every run, and training to r epochs, saving, and resuming to r' gives exactly the model that
+trains to r' at once (``tests/test_ffnn.py``).
+
+A checkpoint holds the model, the optimizer, the epoch and update counts, the early-stopping
+state (best error, best epoch and weights, epochs without improvement, stopped) and the
+generator, with a fingerprint of everything the model depends on (architecture, learning rate,
+decay, settings, seed, training rows): a checkpoint with another fingerprint, or at more epochs
+than asked, is ignored and training starts over [decide].
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional
+
+from hpo.learners.ffnn import FeedForwardNetwork, HiddenLayer, resolve_device
+
+PREDICT_CHUNK_ROWS = 8192
+
+
+def _dropout(x: torch.Tensor, rate: float, generator: torch.Generator | None) -> torch.Tensor:
+    """Inverted dropout (Srivastava et al. 2014, as Keras's ``Dropout``) with masks drawn from
+    ``generator``; the identity when not training (``generator`` None) or at rate 0."""
+    if generator is None or rate <= 0.0:
+        return x
+    keep = torch.rand(x.shape, generator=generator, device=x.device) >= rate
+    return x * keep / (1.0 - rate)
+
+
+class Network(nn.Module):
+    """Input dropout, hidden layers (linear, activation, dropout), a linear output whose softmax
+    the cross-entropy applies (§2.1.1.2: softmax output, categorical cross-entropy)."""
+
+    def __init__(
+        self, n_inputs: int, layers: tuple[HiddenLayer, ...], n_outputs: int, input_dropout: float
+    ) -> None:
+        super().__init__()
+        sizes = [n_inputs, *(layer.units for layer in layers)]
+        self.hidden = nn.ModuleList(nn.Linear(sizes[i], sizes[i + 1]) for i in range(len(layers)))
+        self.output = nn.Linear(sizes[-1], n_outputs)
+        self.activations = [
+            torch.tanh if lay.activation == "tanh" else torch.sigmoid for lay in layers
+        ]
+        self.rates = [layer.dropout for layer in layers]
+        self.input_dropout = input_dropout
+        self.specs = layers
+
+    def initialise(self, generator: torch.Generator) -> None:
+        """Hidden weights from U(−1, 1) or N(0, 1) per layer (Table 2.1); output weights
+        Glorot-uniform (Keras's ``Dense`` default) [decide]; biases 0 (Keras's default)."""
+        with torch.no_grad():
+            for linear, spec in zip(self.hidden, self.specs, strict=True):
+                if spec.init == "uniform":
+                    linear.weight.uniform_(-1.0, 1.0, generator=generator)
+                else:
+                    linear.weight.normal_(0.0, 1.0, generator=generator)
+                linear.bias.zero_()
+            nn.init.xavier_uniform_(self.output.weight, generator=generator)
+            self.output.bias.zero_()
+
+    def forward(self, x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+        x = _dropout(x, self.input_dropout, generator)
+        for linear, activation, rate in zip(self.hidden, self.activations, self.rates, strict=True):
+            x = _dropout(activation(linear(x)), rate, generator)
+        return self.output(x)
+
+
+@contextlib.contextmanager
+def _deterministic(threads: int) -> Iterator[None]:
+    """One fit's thread count and deterministic algorithms, restored afterwards."""
+    old_threads = torch.get_num_threads()
+    old_deterministic = torch.are_deterministic_algorithms_enabled()
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old_threads)
+        torch.use_deterministic_algorithms(old_deterministic)
+
+
+def _fingerprint(net: FeedForwardNetwork, X: np.ndarray, y: np.ndarray) -> str:
+    """What a checkpoint must match to be resumed: the model's definition and its data."""
+    digest = hashlib.sha256()
+    definition = {
+        "layers": [vars(layer) for layer in net.layers],
+        "lr": net.learning_rate,
+        "decay": net.decay,
+        "input_dropout": net.input_dropout,
+        "settings": {k: v for k, v in vars(net.settings).items() if k not in ("threads",)},
+        "seed": net.random_state,
+    }
+    digest.update(json.dumps(definition, sort_keys=True).encode())
+    digest.update(np.ascontiguousarray(X).tobytes())
+    digest.update(np.ascontiguousarray(y).tobytes())
+    return digest.hexdigest()
+
+
+def _holdout(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(train rows, early-stopping rows) of ``n`` training rows, seeded."""
+    order = np.random.default_rng(seed).permutation(n)
+    n_hold = min(n - 1, max(1, int(round(fraction * n))))
+    return np.sort(order[n_hold:]), np.sort(order[:n_hold])
+
+
+def _learning_rate(net: FeedForwardNetwork, epoch: int, updates: int) -> float:
+    """``lr_0 / (1 + d·t)`` (§2.1.1.2), ``t`` the epochs or updates done (``decay_step``)."""
+    t = epoch if net.settings.decay_step == "epoch" else updates
+    return net.learning_rate / (1.0 + net.decay * t)
+
+
+def _error(model: Network, X: torch.Tensor, labels: torch.Tensor) -> float:
+    """Zero-one error of ``model`` (no dropout) on ``X`` against class indices ``labels``."""
+    with torch.no_grad():
+        predicted = torch.cat(
+            [
+                model(X[i : i + PREDICT_CHUNK_ROWS]).argmax(1)
+                for i in range(0, len(X), PREDICT_CHUNK_ROWS)
+            ]
+        )
+    return float((predicted != labels).float().mean())
+
+
+def _load(path: Path | None, fingerprint: str, target: int) -> dict[str, Any] | None:
+    if path is None or not path.is_file():
+        return None
+    state = torch.load(path, weights_only=True)
+    if state.get("fingerprint") != fingerprint or state["epoch"] > target:
+        return None
+    return state
+
+
+def _save(path: Path, state: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + f".tmp{os.getpid()}")
+    torch.save(state, temporary)
+    os.replace(temporary, path)
+
+
+def train(
+    net: FeedForwardNetwork,
+    X: np.ndarray,
+    y: np.ndarray,
+    validation: tuple[np.ndarray, np.ndarray] | None,
+    epochs: float | None,
+    checkpoint: str | Path | None,
+) -> None:
+    """Fit ``net`` (see :meth:`FeedForwardNetwork.fit`); sets its fitted attributes."""
+    settings = net.settings
+    device = torch.device(resolve_device(settings.device))
+    target = settings.max_epochs if epochs is None else min(settings.max_epochs, round(epochs))
+    classes = np.unique(y)
+    if validation is None:
+        rows, held = _holdout(len(y), settings.holdout_fraction, net.random_state)
+        validation = (X[held], y[held])
+        X, y = X[rows], y[rows]
+    X_valid, y_valid = validation
+    path = None if checkpoint is None else Path(checkpoint)
+    fingerprint = "" if path is None else _fingerprint(net, X, y)
+
+    def tensor(values: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
+        return torch.as_tensor(np.ascontiguousarray(values), dtype=dtype, device=device)
+
+    X_train, X_check = tensor(X, torch.float32), tensor(X_valid, torch.float32)
+    y_train = tensor(np.searchsorted(classes, y), torch.int64)
+    known = np.isin(y_valid, classes)
+    y_check = tensor(np.where(known, np.searchsorted(classes, y_valid), -1), torch.int64)
+
+    with _deterministic(settings.threads):
+        generator = torch.Generator(device=device)
+        generator.manual_seed(int(net.random_state))
+        model = Network(X.shape[1], net.layers, len(classes), net.input_dropout).to(device)
+        model.initialise(generator)
+        optimizer = torch.optim.SGD(model.parameters(), lr=net.learning_rate)
+        state = _load(path, fingerprint, target)
+        if state is not None:
+            model.load_state_dict(state["model"])
+            optimizer.load_state_dict(state["optimizer"])
+            generator.set_state(state["generator"])
+        else:
+            state = {
+                "epoch": 0,
+                "updates": 0,
+                "best_error": float("inf"),
+                "best_epoch": 0,
+                "best_model": None,
+                "wait": 0,
+                "stopped": False,
+            }
+        epochs_run = _train_epochs(
+            net, model, optimizer, generator, X_train, y_train, X_check, y_check, state, target
+        )
+        if path is not None:
+            state.update(
+                model=model.state_dict(),
+                optimizer=optimizer.state_dict(),
+                generator=generator.get_state(),
+                fingerprint=fingerprint,
+            )
+            _save(path, state)
+        if settings.restore_best and state["best_model"] is not None:
+            model.load_state_dict(state["best_model"])
+    model.eval()
+    net.model_ = model
+    net.classes_ = classes
+    net.device_ = device
+    net.epochs_trained_ = int(state["epoch"])
+    net.epochs_run_ = epochs_run
+    net.stopped_early_ = bool(state["stopped"])
+    net.best_epoch_ = int(state["best_epoch"])
+    net.best_error_ = float(state["best_error"])
+
+
+def _train_epochs(
+    net: FeedForwardNetwork,
+    model: Network,
+    optimizer: torch.optim.Optimizer,
+    generator: torch.Generator,
+    X: torch.Tensor,
+    y: torch.Tensor,
+    X_check: torch.Tensor,
+    y_check: torch.Tensor,
+    state: dict[str, Any],
+    target: int,
+) -> int:
+    """Epochs until ``target`` or early stopping; updates ``state``; returns the epochs run."""
+    settings = net.settings
+    n, batch = len(y), settings.batch_size
+    run = 0
+    while state["epoch"] < target and not state["stopped"]:
+        model.train()
+        order = torch.randperm(n, generator=generator, device=X.device)
+        for start in range(0, n, batch):
+            for group in optimizer.param_groups:
+                group["lr"] = _learning_rate(net, state["epoch"], state["updates"])
+            rows = order[start : start + batch]
+            loss = functional.cross_entropy(model(X[rows], generator), y[rows])
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            state["updates"] += 1
+        state["epoch"] += 1
+        run += 1
+        model.eval()
+        error = _error(model, X_check, y_check)
+        if error < state["best_error"] - settings.min_delta:
+            state.update(best_error=error, best_epoch=state["epoch"], wait=0)
+            state["best_model"] = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        else:
+            state["wait"] += 1
+            state["stopped"] = state["wait"] >= settings.patience
+    return run
+
+
+def predict(net: FeedForwardNetwork, X: np.ndarray) -> np.ndarray:
+    """The fitted network's labels for ``X`` (no dropout)."""
+    model = net.model_
+    if len(X) == 0:
+        return net.classes_[:0]
+    inputs = torch.as_tensor(np.ascontiguousarray(X), dtype=torch.float32, device=net.device_)
+    with torch.no_grad():
+        indices = torch.cat(
+            [
+                model(inputs[i : i + PREDICT_CHUNK_ROWS]).argmax(1)
+                for i in range(0, len(inputs), PREDICT_CHUNK_ROWS)
+            ]
+        )
+    return net.classes_[indices.cpu().numpy()]
