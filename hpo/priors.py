@@ -456,6 +456,10 @@ def _log_prior(p: Parameter, prior: Prior | None, value: Value) -> float:
         pmf = prior.pmf(str(value)) if prior is not None else 1.0 / len(p.choices)
         return math.log(pmf) if pmf > 0 else -math.inf
     if isinstance(p, Integer):
+        if prior is None and p.log:  # rounded log-uniform (seed 002): the bin's log-width
+            k = int(value)
+            lo, hi = max(k - 0.5, p.low), min(k + 0.5, p.high)
+            return math.log(math.log(hi / lo) / math.log(p.high / p.low))
         if prior is None:
             return -math.log(p.high - p.low + 1)
         assert isinstance(prior, NumericPrior)
@@ -639,6 +643,8 @@ def _from_unit(p: Parameter, u: np.ndarray) -> np.ndarray:
             lo, hi = math.log10(p.low), math.log10(p.high)
             return np.array([10.0 ** float(v) for v in lo + u * (hi - lo)])
         return p.low + u * (p.high - p.low)
+    if isinstance(p, Integer) and p.log:  # rounded log-uniform integers (seed 002)
+        return np.array([p.from_unit(float(v)) for v in u], dtype=np.int64)
     n = (p.high - p.low + 1) if isinstance(p, Integer) else len(p.choices)
     codes = np.floor((1 - _BIN_EPS) * u * n).astype(np.int64)
     return codes + p.low if isinstance(p, Integer) else codes

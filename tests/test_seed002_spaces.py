@@ -88,3 +88,14 @@ def test_settings_are_read_and_overridable() -> None:
     with pytest.raises(SpaceError, match="settings: 'x' must be a number or a string"):
         space_from_config(bad)
     assert load_space("svm_rbf").learner_settings == {}
+
+
+def test_the_prior_mass_of_log_integers_sums_to_one_and_matches_sampling() -> None:
+    from hpo.priors import _log_prior
+
+    units = Integer("units", 18, 1024, log=True)
+    masses = np.exp([_log_prior(units, None, k) for k in range(18, 1025)])
+    assert masses.sum() == pytest.approx(1.0)
+    draws = np.array([units.from_unit(x) for x in np.random.default_rng(2).uniform(size=20_000)])
+    assert np.mean(draws == 18) == pytest.approx(masses[0], abs=0.003)  # half a bin
+    assert np.mean(draws == 30) == pytest.approx(masses[12], abs=0.004)
