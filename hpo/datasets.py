@@ -46,6 +46,9 @@ SKLEARN_DATASETS = {
     "sklearn-diabetes": "load_diabetes",  # regression (ESMBO, UAI 2014)
     "sklearn-friedman1": "make_friedman1",  # regression, generated (FRIEDMAN1_SETTINGS)
 }
+# Seed 002's image sets (hpo/image_datasets.py): the original files of Larochelle et al. (2007),
+# read from $HPO_MNIST_DIR, and the generated MRBI stand-in (sklearn-digits stands in for MNIST).
+SEED002_IMAGE_SETS = ("mnist-basic", "mrbi", "digits-rot-bg")
 # Regression sets (float targets, z-scored; hpo.tasks). Friedman #1 (Friedman 1991; Torgo's
 # "fried") is generated with fixed settings, so it is the same data on every machine.
 SKLEARN_REGRESSION = ("sklearn-diabetes", "sklearn-friedman1")
@@ -341,7 +344,8 @@ def uci121_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
 
 
 def load_dataset(name: str, data_dir: str | os.PathLike[str] | None = None) -> Dataset:
-    """Load a catalog dataset (UCI-121 or scikit-learn), ``openml:<id>`` or ``binary:<name>``."""
+    """Load a catalog dataset (UCI-121, scikit-learn, seed 002's image sets), ``openml:<id>`` or
+    ``binary:<name>``."""
     name = resolve_name(name)
     if name.startswith(BINARY_PREFIX):
         return binarize(load_dataset(name[len(BINARY_PREFIX) :], data_dir))
@@ -349,6 +353,10 @@ def load_dataset(name: str, data_dir: str | os.PathLike[str] | None = None) -> D
         return load_openml(int(name[7:]))
     if name in SKLEARN_DATASETS:
         return load_sklearn(name)
+    if name in SEED002_IMAGE_SETS:
+        from hpo.image_datasets import load_image_set  # seed 002: MNIST-basic, MRBI, stand-ins
+
+        return load_image_set(name)
     return load_uci121(name, data_dir)
 
 

@@ -1,0 +1,84 @@
+"""Seed 002's datasets (hpo/image_datasets.py): the MRBI stand-in is seeded and transformed, the
+stand-ins are never named MNIST or MRBI, the original files are read and cached, and their
+absence is one line naming the download command and the substitute."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hpo import image_datasets
+from hpo.datasets import DatasetError, load_dataset
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_the_mrbi_stand_in_is_rotated_digits_on_noise_and_the_same_everywhere() -> None:
+    data = load_dataset("digits-rot-bg")
+    again = load_dataset("digits-rot-bg")
+    digits = load_dataset("sklearn-digits")
+    assert data.checksum() == again.checksum()
+    assert data.X.shape == (1797, 64) and np.array_equal(data.y, digits.y)
+    assert data.X.min() >= 0.0 and data.X.max() <= 1.0
+    background = data.X[data.X < 0.1]
+    assert background.size > 0  # noise fills the background: no longer mostly zeros
+    assert np.mean(data.X == 0.0) < 0.01 < np.mean(digits.X.min(axis=0) == digits.X)
+    other = image_datasets.rotated_digits_on_noise(seed=1)
+    assert not np.array_equal(other.X, data.X)
+
+
+def test_stand_ins_are_never_named_mnist_or_mrbi() -> None:
+    for entry in image_datasets.IMAGE_SETS.values():
+        assert "mnist" not in entry.substitute and "mrbi" not in entry.substitute
+        assert load_dataset(entry.substitute).name == entry.substitute
+    for name in image_datasets.STAND_INS:
+        assert "mnist" not in name and "mrbi" not in name
+
+
+@pytest.mark.parametrize("name", ["mnist-basic", "mrbi"])
+def test_missing_files_are_one_line_naming_the_download_and_the_substitute(
+    name: str, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setenv(image_datasets.ENV_MNIST_DIR, str(tmp_path))
+    with pytest.raises(DatasetError) as error:
+        load_dataset(name)
+    message = str(error.value)
+    assert "\n" not in message
+    assert f"python -m hpo.image_datasets download {name}" in message
+    assert f"dataset={image_datasets.IMAGE_SETS[name].substitute}" in message
+
+
+def test_original_files_are_read_checked_and_cached(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv(image_datasets.ENV_MNIST_DIR, str(tmp_path))
+    monkeypatch.setattr(image_datasets, "SIZES", (3, 2))
+    rng = np.random.default_rng(0)
+    entry = image_datasets.IMAGE_SETS["mnist-basic"]
+    for file, rows in ((entry.train_file, 3), (entry.test_file, 2)):
+        values = np.column_stack([rng.uniform(size=(rows, 784)), np.arange(rows)])
+        np.savetxt(tmp_path / file, values, fmt="%.6g", delimiter="  ")
+    data = load_dataset("mnist-basic")
+    assert data.X.shape == (3, 784) and data.X_test.shape == (2, 784)
+    assert data.y.tolist() == [0, 1, 2] and data.has_predefined_test
+    assert (tmp_path / "mnist-basic.npz").is_file()
+    assert load_dataset("mnist-basic").checksum() == data.checksum()
+    monkeypatch.setattr(image_datasets, "SIZES", (4, 2))
+    (tmp_path / "mnist-basic.npz").unlink()
+    with pytest.raises(DatasetError, match=r"expected rows \(train\+valid, test\) \(4, 2\)"):
+        load_dataset("mnist-basic")
+
+
+def test_run_py_refuses_an_absent_mnist_in_one_line(tmp_path) -> None:
+    env = {"HPO_MNIST_DIR": str(tmp_path), "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg"}
+    result = subprocess.run(
+        [sys.executable, "run.py", "dataset=mnist-basic", "space=ffnn_mnist", "budget=1",
+         f"results_dir={tmp_path / 'results'}"],
+        cwd=REPO, capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "sklearn-digits" in lines[0], result.stderr
+    assert not list((tmp_path / "results").rglob("*.parquet"))  # no results file
