@@ -25,8 +25,8 @@ from hpo import seeding
 from hpo.datasets import Dataset, load_dataset
 from hpo.ensembles import TIE_RULES
 from hpo.evaluation import ChoiceScorer, Evaluator, Validation
-from hpo.learners import FitGuard, learner_task
-from hpo.optimizers import Optimizer, PredictionsConsumer, make_optimizer
+from hpo.learners import FitGuard, check_learner_settings, learner_resources, learner_task
+from hpo.optimizers import MultiFidelity, Optimizer, PredictionsConsumer, make_optimizer
 from hpo.protocol import ProtocolSettings
 from hpo.records import Choice, Trace
 from hpo.rules import RULE_NAMES, make_rule
@@ -130,6 +130,7 @@ class _Evaluation:
     config: dict[str, Any]
     scored: Validation
     optimizer_seconds: float
+    bracket: int | None = None  # Hyperband's bracket (seed 002)
 
 
 def execute_run(
@@ -155,6 +156,8 @@ def run(
     data = data if data is not None else load_dataset(spec.dataset, data_dir)
     space = space_from_config(spec.space)
     check_task(space, data.task, data.name)
+    for learner in space.learners:
+        check_learner_settings(learner, space.learner_settings)
     optimizer = make_optimizer(
         spec.optimizer,
         space,
@@ -168,6 +171,8 @@ def run(
     }
     for rule in rules.values():
         rule.check(optimizer)
+    if isinstance(optimizer, MultiFidelity):
+        check_resource(space, optimizer.resource_kind, spec.optimizer)
     reads_predictions = isinstance(optimizer, PredictionsConsumer) or any(
         rule.needs_predictions for rule in rules.values()
     )
@@ -179,6 +184,7 @@ def run(
         spec.seed,
         spec.repetition,
         keep_predictions=spec.predictions or reads_predictions,
+        learner_settings=space.learner_settings,
     )
     evaluator.splits.check_sizes(data.name)
     evaluations = _optimize(spec, optimizer, space, evaluator, list(rules.values()), progress)
@@ -216,6 +222,26 @@ def check_task(space: Space, task: str, dataset: str) -> None:
         )
 
 
+def check_resource(space: Space, kind: str, optimizer: str) -> None:
+    """Refuse, in one line, a multi-fidelity optimizer whose resource a learner cannot serve."""
+    for learner in space.learners:
+        kinds = learner_resources(learner)
+        if kind not in kinds:
+            raise ValueError(
+                f"optimizer {optimizer!r} trains by {kind} but learner {learner!r} of space "
+                f"{space.name!r} cannot; it takes: {', '.join(kinds)} "
+                f"(e.g. +optimizer.settings.resource={kinds[0]})"
+            )
+
+
+def _resource_of(optimizer: Optimizer, resource: float | None) -> dict[str, Any]:
+    """The evaluator's resource arguments for a proposal (none for a full evaluation)."""
+    if resource is None:
+        return {}
+    kind = optimizer.resource_kind if isinstance(optimizer, MultiFidelity) else "epochs"
+    return {"resource": resource, "resource_kind": kind}
+
+
 def _optimize(
     spec: RunSpec,
     optimizer: Optimizer,
@@ -237,7 +263,9 @@ def _optimize(
             config, u = dict(proposal.config), space.encode(proposal.config)
         else:
             config, u = space.decode(proposal.u), np.asarray(proposal.u, dtype=float)
-        scored = evaluator.validate(config, proposal.batch)
+        scored = evaluator.validate(
+            config, proposal.batch, **_resource_of(optimizer, proposal.resource)
+        )
         started = time.perf_counter()
         if isinstance(optimizer, PredictionsConsumer):
             optimizer.observe_predictions(proposal, scored.predictions)
@@ -247,7 +275,15 @@ def _optimize(
         for rule in rules:
             rule.observe(optimizer, iteration, wanted)
         evaluations.append(
-            _Evaluation(iteration, proposal.batch, u, config, scored, ask_seconds + tell_seconds)
+            _Evaluation(
+                iteration,
+                proposal.batch,
+                u,
+                config,
+                scored,
+                ask_seconds + tell_seconds,
+                proposal.bracket,
+            )
         )
         if progress is not None:
             progress(iteration, scored.valid_loss)
@@ -359,11 +395,28 @@ def _trace_frame(evaluations: list[_Evaluation], space: Space) -> pd.DataFrame:
             ),
         }
     )
+    _add_resource_columns(frame, evaluations)
     for i, name in enumerate(space.names):
         frame[f"u_{name}"] = pd.Series([float(e.u[i]) for e in evaluations], dtype="float64")
     for name, column in _param_columns(space, [e.config for e in evaluations]).items():
         frame[name] = column
     return frame
+
+
+def _add_resource_columns(frame: pd.DataFrame, evaluations: list[_Evaluation]) -> None:
+    """Partial evaluations (seed 002): the resource asked (NaN for a full evaluation), spent
+    (epochs trained after early stopping, or training shares; all folds) and spent so far in
+    the run, and Hyperband's bracket. Only runs that have them get these columns, so every
+    other run's trace is as before."""
+    scored = [e.scored for e in evaluations]
+    if any(s.resource is not None or s.resource_spent is not None for s in scored):
+        asked = [np.nan if s.resource is None else s.resource for s in scored]
+        spent = [np.nan if s.resource_spent is None else s.resource_spent for s in scored]
+        frame["resource"] = pd.Series(asked, dtype="float64")
+        frame["resource_spent"] = pd.Series(spent, dtype="float64")
+        frame["resource_cumulative"] = pd.Series(np.nancumsum(spent), dtype="float64")
+    if any(e.bracket is not None for e in evaluations):
+        frame["bracket"] = pd.Series([e.bracket for e in evaluations], dtype="Int64")
 
 
 PREDICTION_COLUMNS = ("model", "split", "fold", "row", "prediction")

@@ -14,15 +14,27 @@ repeated grid point, CMA-ES offspring clipped to the same corner) is not fitted 
 chosen configuration is retrained once per run whichever rules choose it.
 
 Row indices index the concatenation ``[X; X_test]`` of the run's :class:`~hpo.datasets.Dataset`.
+
+Partial evaluations (seed 002, multi-fidelity): :meth:`Evaluator.validate` may be given a
+resource. With ``epochs`` a learner that can continue (the seed-002 network) trains up to that
+many epochs, resuming from its checkpoint (one file per configuration, split and fold, in the
+run's checkpoint folder); with ``train_fraction`` each fold's fit uses that share of its training
+rows (a seeded subset, nested as the share grows). ``Validation.resource_spent`` is what the fits
+actually used (epochs, fewer after early stopping; or the shares). Without a resource nothing
+changes.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
+import math
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -61,6 +73,8 @@ class Validation:
     failure: str | None = None
     predictions: tuple[FoldPredictions, ...] | None = None
     constant_fits: int = 0  # folds whose training rows had one class (a constant classifier)
+    resource: float | None = None  # the resource asked (partial evaluations, seed 002)
+    resource_spent: float | None = None  # epochs trained (or training shares used), all folds
 
 
 @dataclass(frozen=True)
@@ -107,6 +121,8 @@ class Evaluator:
         seed: int,
         repetition: int,
         keep_predictions: bool = False,
+        learner_settings: Mapping[str, object] | None = None,
+        checkpoint_dir: str | Path | None = None,
     ) -> None:
         X_parts = [data.X] if data.X_test is None else [data.X, data.X_test]
         y_parts = [data.y] if data.y_test is None else [data.y, data.y_test]
@@ -120,6 +136,9 @@ class Evaluator:
         self.guard = guard
         self.keep_predictions = keep_predictions
         self._seed_key = (seed, data.name, repetition)
+        self.learner_settings = dict(learner_settings or {})  # a space's fixed settings
+        self._checkpoint_dir = None if checkpoint_dir is None else Path(checkpoint_dir)
+        self._temporary_checkpoints: tempfile.TemporaryDirectory | None = None
         self._valid_cache: dict[tuple, Validation] = {}
         self._test_cache: dict[tuple, TestResult] = {}
         self._distances = (
@@ -142,9 +161,14 @@ class Evaluator:
         evals: list[np.ndarray],
         train_key: tuple,
         guard: FitGuard,
+        early_stopping: bool = False,
+        epochs: float | None = None,
+        checkpoint: Path | None = None,
     ) -> FitOutcome:
         """Fit on rows ``train`` (identified by ``train_key`` for the distance cache), predict
-        each of ``evals``; the fit's seconds include computing a precomputed RBF kernel."""
+        each of ``evals``; the fit's seconds include computing a precomputed RBF kernel. With
+        ``early_stopping`` a learner that supports it stops on ``evals[0]`` (the validation
+        rows); ``epochs`` and ``checkpoint`` go to a resumable learner."""
         learner = self.learner_of(config)
         started = time.perf_counter()
         gram = None
@@ -157,28 +181,82 @@ class Evaluator:
             X_train, X_evals = standardize_features(X_train, X_evals)
         outcome = fit_and_predict(
             learner,
-            config,
+            {**self.learner_settings, **config},
             guard,
             X_train,
             self.y[train],
             [(X, self.y[rows]) for X, rows in zip(X_evals, evals, strict=True)],
             seed=self.learner_seed(config),
             train_gram=gram,
+            validation=(X_evals[0], self.y[evals[0]]) if early_stopping else None,
+            epochs=epochs,
+            checkpoint=None if checkpoint is None else str(checkpoint),
         )
         return dataclasses.replace(outcome, fit_seconds=outcome.fit_seconds + gram_seconds)
 
-    def validate(self, config: Mapping[str, object], batch: int) -> Validation:
+    def checkpoint_path(self, config: Mapping[str, object], batch: int, fold: int) -> Path:
+        """Where a resumable learner keeps ``config``'s model for ``batch``'s fold ``fold``: the
+        run's checkpoint folder (a temporary one, removed with the evaluator, unless given)."""
+        if self._checkpoint_dir is None:
+            self._temporary_checkpoints = tempfile.TemporaryDirectory(prefix="hpo-checkpoints-")
+            self._checkpoint_dir = Path(self._temporary_checkpoints.name)
+        text = json.dumps([config_key(config), self.splits.split_key(batch), fold], default=str)
+        return self._checkpoint_dir / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.pt"
+
+    def _share_of(self, train: np.ndarray, share: float, batch: int, fold: int) -> np.ndarray:
+        """A seeded ``share`` of the training rows ``train``; a larger share keeps the smaller
+        one's rows (the same permutation, a longer prefix)."""
+        if not 0.0 < share <= 1.0:
+            raise ValueError(f"a train_fraction resource must be in (0, 1], got {share}")
+        seed, dataset, repetition = self._seed_key
+        purpose = ("train-fraction", str(self.splits.split_key(batch)), fold)
+        order = seeding.rng(seed, dataset, repetition, *purpose).permutation(len(train))
+        return np.sort(train[order[: max(1, math.ceil(share * len(train)))]])
+
+    def validate(
+        self,
+        config: Mapping[str, object],
+        batch: int,
+        resource: float | None = None,
+        resource_kind: str = "epochs",
+    ) -> Validation:
         """The fold means of the validation and selection losses of ``config`` on ``batch``'s
-        folds (a configuration already scored on the same folds is not fitted again)."""
+        folds (a configuration already scored on the same folds is not fitted again), trained
+        up to ``resource`` (``epochs`` or ``train_fraction``) when one is given."""
         key = (config_key(config), self.splits.split_key(batch))
+        if resource is not None:
+            key = (*key, resource_kind, float(resource))
         if key in self._valid_cache:
-            return dataclasses.replace(self._valid_cache[key], n_fits=0, fit_seconds=0.0)
+            cached = self._valid_cache[key]
+            spent = None if cached.resource_spent is None else 0.0
+            return dataclasses.replace(cached, n_fits=0, fit_seconds=0.0, resource_spent=spent)
         selection = self.splits.selection
         valid, sel, kept, hits, seconds, failure, constant = [], [], [], 0, 0.0, None, 0
+        spent: list[float] = []
         folds = self.splits.folds(batch)
         for index, fold in enumerate(folds):
-            train_key = ("fold", self.splits.split_key(batch), index)
-            outcome = self._fit(config, fold.train, [fold.valid, selection], train_key, self.guard)
+            train_key: tuple = ("fold", self.splits.split_key(batch), index)
+            train, fit_options = fold.train, {}
+            if resource is not None and resource_kind == "train_fraction":
+                train = self._share_of(fold.train, float(resource), batch, index)
+                train_key = (*train_key, "share", float(resource))
+                spent.append(len(train) / len(fold.train))
+            elif resource is not None:
+                fit_options = {
+                    "epochs": resource,
+                    "checkpoint": self.checkpoint_path(config, batch, index),
+                }
+            outcome = self._fit(
+                config,
+                train,
+                [fold.valid, selection],
+                train_key,
+                self.guard,
+                early_stopping=True,
+                **fit_options,
+            )
+            if outcome.resource_spent is not None:
+                spent.append(outcome.resource_spent)
             valid.append(outcome.errors[0])
             sel.append(outcome.errors[1])
             hits += outcome.hit_limit
@@ -196,6 +274,8 @@ class Evaluator:
             failure=failure,
             predictions=tuple(kept) if self.keep_predictions else None,
             constant_fits=constant,
+            resource=None if resource is None else float(resource),
+            resource_spent=float(sum(spent)) if spent else None,
         )
         self._valid_cache[key] = result
         return result

@@ -240,7 +240,7 @@ class FeedForwardNetwork:
         return predict(self, np.asarray(X))
 
 
-@register_learner("ffnn", settings_check=check_settings)
+@register_learner("ffnn", settings_check=check_settings, resources=("epochs", "train_fraction"))
 def ffnn(config: Mapping[str, Value], guard: FitGuard, seed: int, n_train: int) -> Any:
     """The network at a configuration of ``ffnn_mnist`` or ``ffnn_mrbi``; settings given in the
     configuration (the space's ``settings:``) override :class:`NetworkSettings`'s defaults."""

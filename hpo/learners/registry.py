@@ -28,17 +28,21 @@ class LearnerFactory(Protocol):
 _FACTORIES: dict[str, LearnerFactory] = {}
 _TASKS: dict[str, str] = {}
 _SETTINGS_CHECKS: dict[str, Callable[[Mapping[str, Any]], None]] = {}
+_RESOURCES: dict[str, tuple[str, ...]] = {}
+DEFAULT_RESOURCES = ("train_fraction",)  # any learner can fit on a share of its training rows
 
 
 def register_learner(
     name: str,
     task: str = "classification",
     settings_check: Callable[[Mapping[str, Any]], None] | None = None,
+    resources: tuple[str, ...] = DEFAULT_RESOURCES,
 ) -> Callable[[LearnerFactory], LearnerFactory]:
     """Decorator registering ``factory`` under ``name``, the value configurations use; ``task``
     (``classification`` or ``regression``, :mod:`hpo.tasks`) is what the learner predicts;
     ``settings_check`` refuses bad fixed settings (a space's ``settings:``) before a run, in one
-    line (a learner without one takes no settings)."""
+    line (a learner without one takes no settings); ``resources`` are the partial-evaluation
+    kinds it serves (``epochs`` needs a learner that can continue training, seed 002)."""
     from hpo.tasks import check_task
 
     check_task(task)
@@ -50,6 +54,7 @@ def register_learner(
         _TASKS[name] = task
         if settings_check is not None:
             _SETTINGS_CHECKS[name] = settings_check
+        _RESOURCES[name] = tuple(resources)
         return factory
 
     return register
@@ -74,6 +79,12 @@ def check_learner_settings(learner: str, settings: Mapping[str, Any]) -> None:
             f"learner {learner!r} takes no settings, got {', '.join(sorted(settings))}; "
             f"learners with settings: {', '.join(sorted(_SETTINGS_CHECKS)) or 'none'}"
         )
+
+
+def learner_resources(learner: str) -> tuple[str, ...]:
+    """The resource kinds ``learner`` can be partially evaluated by (``Proposal.resource``)."""
+    factory_of(learner)
+    return _RESOURCES.get(learner, DEFAULT_RESOURCES)
 
 
 def learner_names() -> tuple[str, ...]:

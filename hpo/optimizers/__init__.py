@@ -9,7 +9,9 @@ from typing import Any
 import numpy as np
 
 from hpo.optimizers.base import (
+    RESOURCE_KINDS,
     EnsembleProvider,
+    MultiFidelity,
     Optimizer,
     PredictionsConsumer,
     Proposal,
@@ -61,6 +63,9 @@ CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "eo": _eo_class,
     "esmbo": lambda: __import__("hpo.optimizers.esmbo", fromlist=["_"]).ESMBOOptimizer,  # UAI 2014
     "hypercube": _hypercube_class,  # seed 003 §3.4, Gonnet et al. 2010
+    "hyperband": lambda: (
+        __import__("hpo.optimizers.hyperband", fromlist=["_"]).Hyperband
+    ),  # seed 002
 }
 FAMILIES = tuple(CLASSES)
 _FIXED_ARGUMENTS = ("self", "space", "budget", "rng")
@@ -99,7 +104,9 @@ def _check_family(family: str) -> None:
 
 __all__ = [
     "FAMILIES",
+    "RESOURCE_KINDS",
     "EnsembleProvider",
+    "MultiFidelity",
     "GridSearch",
     "Optimizer",
     "PredictionsConsumer",

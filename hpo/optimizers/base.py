@@ -13,6 +13,9 @@ Capabilities are explicit base classes the runner tests for, never branches on f
   (ensemble optimization re-scores the pool against the current ensemble, thesis Alg. 4.1);
 * :class:`EnsembleProvider` — keeps an ensemble of evaluated models as it goes (EO's slots,
   thesis Alg. 4.1), read by the ``eo`` selection rule;
+* :class:`MultiFidelity` — proposes partial evaluations: each :class:`Proposal` carries a
+  resource level (epochs, or a share of the training rows) that the evaluator trains up to
+  (Hyperband, seed 002 §1.3.3);
 * ``reports_at_batch_ends`` — a generational optimizer (CMA-ES) whose incumbents exist only at the
   end of each generation (thesis §3.3; [decide], docs/deviations.md).
 """
@@ -40,11 +43,15 @@ class Proposal:
     that propose configurations (the runner then encodes it for the trace). ``batch``: the group
     of evaluations that share one training/validation split when the protocol reshuffles (the
     iteration for sequential optimizers, the generation for CMA-ES; thesis §3.2.1).
+    ``resource``: train up to this level, in the unit of the optimizer's ``resource_kind``
+    (:class:`MultiFidelity`); None is a full evaluation. ``bracket``: Hyperband's bracket s.
     """
 
     u: np.ndarray | None
     batch: int
     config: Mapping[str, Any] | None = None
+    resource: float | None = None
+    bracket: int | None = None
 
     def __post_init__(self) -> None:
         if (self.u is None) == (self.config is None):
@@ -110,3 +117,16 @@ class EnsembleProvider(ABC):
     @abstractmethod
     def current_ensemble(self) -> tuple[int, ...]:
         """The members of the current ensemble as 1-based trace iterations (no duplicates)."""
+
+
+RESOURCE_KINDS = ("epochs", "train_fraction")
+
+
+class MultiFidelity:
+    """Capability: the optimizer's proposals carry a resource level (``Proposal.resource``), in
+    units of ``resource_kind``: ``epochs`` (a learner that can continue training resumes from
+    its checkpoint, seed 002's network) or ``train_fraction`` (the share of the training rows a
+    fit uses, in (0, 1]; any learner). The runner refuses, before any work, a learner of the
+    space that cannot serve the kind (:func:`hpo.learners.learner_resources`)."""
+
+    resource_kind: str = "epochs"
