@@ -11,7 +11,7 @@ EXPERIMENT ?= chapter3
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,chapter5,cluster,nn]'
+	$(PY) -m pip install --quiet -e '.[dev,chapter5,cluster,nn,tpe]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -46,6 +46,8 @@ _PACKAGES = (
     "hydra-core",
     "omegaconf",
     "smac",
+    "torch",  # seed 002's network
+    "hyperopt",  # seed 002's TPE
     "hpo-thesis",
 )
 REPO_ROOT = Path(__file__).resolve().parents[1]

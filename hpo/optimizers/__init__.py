@@ -54,6 +54,18 @@ def _eo_class() -> type[Optimizer]:
     return EnsembleOptimizer
 
 
+def _hyperband_class() -> type[Optimizer]:
+    from hpo.optimizers.hyperband import Hyperband
+
+    return Hyperband
+
+
+def _tpe_class() -> type[Optimizer]:
+    from hpo.optimizers.tpe import TPEOptimizer  # needs the optional hyperopt package (tpe)
+
+    return TPEOptimizer
+
+
 CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "grid": lambda: GridSearch,
     "rs": lambda: RandomSearch,
@@ -63,9 +75,8 @@ CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "eo": _eo_class,
     "esmbo": lambda: __import__("hpo.optimizers.esmbo", fromlist=["_"]).ESMBOOptimizer,  # UAI 2014
     "hypercube": _hypercube_class,  # seed 003 §3.4, Gonnet et al. 2010
-    "hyperband": lambda: (
-        __import__("hpo.optimizers.hyperband", fromlist=["_"]).Hyperband
-    ),  # seed 002
+    "hyperband": _hyperband_class,  # seed 002 §1.3.3 (Li et al. 2017)
+    "tpe": _tpe_class,  # seed 002 §1.2.4.2 (Bergstra et al. 2011, hyperopt)
 }
 FAMILIES = tuple(CLASSES)
 _FIXED_ARGUMENTS = ("self", "space", "budget", "rng")

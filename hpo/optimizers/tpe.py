@@ -1,0 +1,167 @@
+"""TPE, the tree-structured Parzen estimator (Bergstra et al. 2011), through hyperopt: seed 002's
+own implementation (Jůzlová 2018, §1.2.4.2 and §2.1.2.1: "Hyperopt (`tpe`)", hyperopt's
+defaults, **one** initial random point). Needs the ``tpe`` extra (``hyperopt``).
+
+Why hyperopt rather than Optuna's ``TPESampler`` with hyperopt's parameters: it is the code the
+seed ran, so its quirks are the seed's (the correlated samples of §2.2.1.3 come from its
+adaptive Parzen bandwidths and its one start point), and it samples conditional spaces as trees
+natively; Optuna's sampler differs in details hyperopt's settings do not fix (its bandwidth
+rule, its handling of conditional parameters, multivariate options).
+
+Settings (hyperopt 0.3's ``tpe.suggest`` keywords): ``n_startup_jobs`` 1 (the seed's; hyperopt's
+default is 20), ``gamma`` 0.25, ``n_EI_candidates`` 24, ``prior_weight`` 1.0 (hyperopt's
+defaults, ``tests/test_tpe.py`` checks them against the installed hyperopt).
+
+The space is converted in :func:`hyperopt_space`, in one place (DESIGN.md): a log real is
+``hp.loguniform``, a real ``hp.uniform``, a log integer ``hp.qloguniform(q=1)`` (log-uniform,
+rounded to the nearest integer, as Table 2.1's caption says), an integer ``hp.quniform`` over
+``[low − ½, high + ½]`` (each value one equal bin, as :class:`hpo.space.Integer`), a categorical
+``hp.choice`` whose options carry the parameters it activates (hyperopt's tree), so a conditional
+parameter exists only under its parent's value. A parameter that several values activate gets one
+copy per value (labelled ``name|parent=value``), as hyperopt needs one label per node.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from hpo.optimizers.base import Optimizer, Proposal
+from hpo.space import Integer, Parameter, Real, Space, Value
+
+SEED_N_STARTUP_JOBS = 1  # §2.1.2.1 / §2.2.1.3: "only one initial random point"
+
+
+def hyperopt_space(space: Space) -> dict[str, Any]:
+    """``space`` as a hyperopt search space: a dict of the unconditional parameters' nodes."""
+    return {p.name: _node(space, p, "") for p in space.parameters if p.condition is None}
+
+
+def _children(space: Space, parent: str, value: str) -> list[Parameter]:
+    return [
+        p
+        for p in space.parameters
+        if p.condition is not None and p.condition.parent == parent and value in p.condition.values
+    ]
+
+
+def _node(space: Space, p: Parameter, suffix: str) -> Any:
+    from hyperopt import hp
+
+    label = p.name + suffix
+    if isinstance(p, Real):
+        if p.log:
+            return hp.loguniform(label, math.log(p.low), math.log(p.high))
+        return hp.uniform(label, p.low, p.high)
+    if isinstance(p, Integer):
+        if p.log:
+            return hp.qloguniform(label, math.log(p.low), math.log(p.high), 1)
+        return hp.quniform(label, p.low - 0.5, p.high + 0.5, 1)
+    options = []
+    for value in p.choices:
+        branch: dict[str, Any] = {p.name: value}
+        for child in _children(space, p.name, value):
+            shared = child.condition is not None and len(child.condition.values) > 1
+            child_suffix = f"{suffix}|{p.name}={value}" if shared else suffix
+            branch[child.name] = _node(space, child, child_suffix)
+        options.append(branch)
+    return hp.choice(label, options)
+
+
+def configuration(space: Space, sample: Mapping[str, Any]) -> dict[str, Value]:
+    """The configuration of a hyperopt sample (nested branch dicts flattened), values typed and
+    inside their parameter's range, in the space's order."""
+    flat: dict[str, Any] = {}
+
+    def flatten(node: Mapping[str, Any]) -> None:
+        for key, value in node.items():
+            if isinstance(value, Mapping):
+                flatten(value)
+            else:
+                flat[key] = value
+
+    flatten(sample)
+    config: dict[str, Value] = {}
+    for p in space.parameters:
+        if p.name not in flat:
+            continue
+        value = flat[p.name]
+        if isinstance(p, Real):
+            config[p.name] = float(min(max(float(value), p.low), p.high))
+        elif isinstance(p, Integer):
+            config[p.name] = int(min(max(int(round(float(value))), p.low), p.high))
+        else:
+            config[p.name] = str(value)
+    return config
+
+
+class TPEOptimizer(Optimizer):
+    """hyperopt's TPE behind ask/tell: proposals are configurations (only active parameters)."""
+
+    def __init__(
+        self,
+        space: Space,
+        budget: int,
+        rng: np.random.Generator,
+        n_startup_jobs: int = SEED_N_STARTUP_JOBS,
+        gamma: float = 0.25,
+        n_EI_candidates: int = 24,  # noqa: N803 (hyperopt's keyword)
+        prior_weight: float = 1.0,
+    ) -> None:
+        super().__init__(space, budget, rng)
+        try:
+            from hyperopt import Domain, Trials, tpe
+        except ImportError:
+            raise ValueError(
+                "optimizer 'tpe' needs hyperopt, which is not installed: pip install "
+                "'hyperopt==0.3.0' (the tpe extra)"
+            ) from None
+        if n_startup_jobs < 1:
+            raise ValueError(f"tpe n_startup_jobs must be >= 1, got {n_startup_jobs}")
+        if not 0.0 < gamma < 1.0:
+            raise ValueError(f"tpe gamma must be in (0, 1), got {gamma}")
+        self.settings = {
+            "n_startup_jobs": int(n_startup_jobs),
+            "gamma": float(gamma),
+            "n_EI_candidates": int(n_EI_candidates),
+            "prior_weight": float(prior_weight),
+        }
+        self._suggest = partial(tpe.suggest, **self.settings)
+        self._hyperopt_space = hyperopt_space(space)
+        self._domain = Domain(lambda _: 0.0, self._hyperopt_space)
+        self._trials = Trials()
+        self._pending: list[tuple[Proposal, dict[str, Any]]] = []
+
+    def ask(self) -> Proposal:
+        from hyperopt import space_eval
+
+        trials = self._trials
+        new_ids = trials.new_trial_ids(1)
+        trials.refresh()
+        seed = int(self.rng.integers(2**31 - 1))
+        (doc,) = self._suggest(new_ids, self._domain, trials, seed)
+        trials.insert_trial_docs([doc])
+        trials.refresh()
+        point = {label: values[0] for label, values in doc["misc"]["vals"].items() if values}
+        sample = space_eval(self._hyperopt_space, point)
+        proposal = Proposal(u=None, batch=len(self.y) + 1, config=configuration(self.space, sample))
+        self._pending.append((proposal, doc))
+        return proposal
+
+    def tell(self, proposal: Proposal, loss: float) -> None:
+        from hyperopt import JOB_STATE_DONE, STATUS_FAIL, STATUS_OK
+
+        self.X.append(self.space.encode(proposal.config or {}))
+        self.y.append(float(loss))
+        index = next(i for i, (p, _) in enumerate(self._pending) if p is proposal)
+        _, doc = self._pending.pop(index)
+        ok = math.isfinite(loss)
+        doc["result"] = (
+            {"loss": float(loss), "status": STATUS_OK} if ok else {"status": STATUS_FAIL}
+        )
+        doc["state"] = JOB_STATE_DONE
+        self._trials.refresh()

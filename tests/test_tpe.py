@@ -1,0 +1,129 @@
+"""TPE through hyperopt (hpo/optimizers/tpe.py): the seed's settings (hyperopt's defaults, one
+initial random point), the space conversion with conditionals, seeded proposals, and a run."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+hyperopt = pytest.importorskip("hyperopt")
+
+from experiments.spaces import load_space  # noqa: E402
+from hpo.optimizers import make_optimizer, setting_names  # noqa: E402
+from hpo.optimizers.tpe import TPEOptimizer, configuration, hyperopt_space  # noqa: E402
+from hpo.space import Categorical, Condition, Integer, Real, Space  # noqa: E402
+
+
+def _loop(optimizer: TPEOptimizer, objective, n: int) -> list[dict]:
+    configs = []
+    for _ in range(n):
+        proposal = optimizer.ask()
+        configs.append(dict(proposal.config))
+        optimizer.tell(proposal, objective(proposal.config))
+    return configs
+
+
+def test_the_settings_are_hyperopts_defaults_but_one_start_point() -> None:
+    from hyperopt import tpe
+
+    defaults = {
+        name: p.default
+        for name, p in inspect.signature(tpe.suggest).parameters.items()
+        if p.default is not inspect.Parameter.empty and name != "verbose"
+    }
+    optimizer = make_optimizer("tpe", load_space("ffnn_mnist"), 10, np.random.default_rng(0))
+    assert set(setting_names("tpe")) == set(defaults)
+    assert optimizer.settings == {**defaults, "n_startup_jobs": 1}  # §2.1.2.1
+    assert (defaults["gamma"], defaults["n_EI_candidates"], defaults["prior_weight"]) == (
+        0.25,
+        24,
+        1.0,
+    )  # Bergstra et al. 2011, as the notes' B2.4(b) states them
+
+
+def test_one_start_point_then_tpe_models_the_losses() -> None:
+    """With one random start, the second proposal already comes from l(x)/g(x): on a loss that
+    is low for small learning rates, TPE's proposals move there, random search's do not."""
+    space = load_space("ffnn_mnist")
+
+    def objective(config) -> float:
+        return float(np.log10(config["learning_rate"]))
+
+    optimizer = TPEOptimizer(space, 40, np.random.default_rng(1))
+    rates = [c["learning_rate"] for c in _loop(optimizer, objective, 40)]
+    assert np.median(np.log10(rates[20:])) < -1.5  # the prior's median is -1
+
+
+def test_proposals_are_seeded() -> None:
+    space = load_space("ffnn_mrbi")
+    runs = [
+        _loop(TPEOptimizer(space, 8, np.random.default_rng(seed)), lambda c: c["decay"], 8)
+        for seed in (3, 3, 4)
+    ]
+    assert runs[0] == runs[1] and runs[0] != runs[2]
+
+
+def test_conditional_spaces_are_trees_and_configs_hold_only_active_parameters() -> None:
+    space = load_space("ffnn_mrbi")
+    optimizer = TPEOptimizer(space, 60, np.random.default_rng(0))
+    configs = _loop(optimizer, lambda c: c["learning_rate"], 60)
+    layers = [1 + ("units_2" in c) + ("units_3" in c) for c in configs]
+    assert set(layers) == {1, 2, 3}
+    for config in configs:
+        assert set(config) == set(space.decode(space.encode(config)))  # exactly the active ones
+        assert 18 <= config["units_1"] <= 1024 and isinstance(config["units_1"], int)
+        assert ("layer_3" in config) == (config["layer_2"] == "True")
+
+
+def test_a_parameter_several_values_activate_gets_one_node_per_value() -> None:
+    space = Space(
+        "shared",
+        (
+            Categorical("kernel", ("rbf", "poly", "linear")),
+            Real("gamma", 1e-3, 1.0, log=True, condition=Condition("kernel", ("rbf", "poly"))),
+            Integer("degree", 2, 5, condition=Condition("kernel", ("poly",))),
+        ),
+    )
+    converted = hyperopt_space(space)
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(200):
+        sample = hyperopt.pyll.stochastic.sample(converted, rng=rng)
+        config = configuration(space, sample)
+        seen.add(tuple(sorted(config)))
+        assert set(config) == set(space.decode(space.encode(config)))
+        if "degree" in config:
+            assert config["degree"] in (2, 3, 4, 5)
+    assert seen == {("gamma", "kernel"), ("degree", "gamma", "kernel"), ("kernel",)}
+
+
+def test_plain_integers_keep_equal_bins() -> None:
+    space = Space("ints", (Integer("n", 1, 4),))
+    converted = hyperopt_space(space)
+    rng = np.random.default_rng(0)
+    values = [
+        configuration(space, hyperopt.pyll.stochastic.sample(converted, rng=rng))["n"]
+        for _ in range(4000)
+    ]
+    np.testing.assert_allclose(np.bincount(values, minlength=5)[1:] / 4000, 0.25, atol=0.03)
+
+
+def test_tpe_runs_by_name_on_the_mnist_stand_in() -> None:
+    pytest.importorskip("torch")
+    from experiments.runner import RunSpec, run
+    from experiments.spaces import space_config
+
+    space = {**space_config("ffnn_mnist"), "settings": {"max_epochs": 3}}
+    spec = RunSpec(
+        dataset="sklearn-digits",
+        optimizer="tpe",
+        rules={"tpe": "best_validation"},
+        space=space,
+        budget=3,
+        optimizer_settings={"n_startup_jobs": 1},
+    )
+    result = run(spec)
+    assert len(result.trace) == 3 and result.trace["failure"].isna().all()
+    assert (result.trace["resource_spent"] <= 3).all()  # the network reports its epochs
