@@ -78,6 +78,8 @@ THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
     "smbo": ("gp", False, False, {"smbo": "best_validation"}),
     "hyperband": ("hyperband", False, False, {"hyperband": "best_validation"}),  # seed 002
     "tpe": ("tpe", False, False, {"tpe": "best_validation"}),  # seed 002
+    "skopt-gp": ("surrogate", False, False, {"skopt-gp": "best_validation"}),  # seed 002
+    "skopt-rf": ("surrogate", False, False, {"skopt-rf": "best_validation"}),  # seed 002
 }
 CHAPTER3_METHODS = list(THESIS_METHODS)[:16]
 # Chapter 5's GP variants (thesis §5.5): kernel, acquisition optimizer, imputation; all but
@@ -111,8 +113,8 @@ CHAPTER4_GP = {
 }
 UAI2014_DEFAULTS = {"esmbo", "ers", "smbo"}  # the ESMBO paper's SVM space and 0.4/0.3/0.3 split
 # seed 002's methods: its MNIST space; Hyperband's budget is its own plan's (§2.1.2)
-SEED002_DEFAULTS = {"hyperband", "tpe"}
-OWN_BUDGET = {"hyperband", "tpe"}  # tpe: the seed's 10 MNIST evaluations
+SEED002_DEFAULTS = {"hyperband", "tpe", "skopt_gp", "skopt_rf"}
+OWN_BUDGET = {"hyperband", "tpe", "skopt_gp", "skopt_rf"}  # the seed's 10 MNIST evaluations
 CONFIGS = sorted(p.stem for p in (CONF_DIR / "optimizer").glob("*.yaml"))
 
 

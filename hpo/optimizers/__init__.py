@@ -66,6 +66,12 @@ def _tpe_class() -> type[Optimizer]:
     return TPEOptimizer
 
 
+def _surrogate_class() -> type[Optimizer]:
+    from hpo.optimizers.surrogate import SurrogateSMBO
+
+    return SurrogateSMBO
+
+
 CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "grid": lambda: GridSearch,
     "rs": lambda: RandomSearch,
@@ -77,6 +83,7 @@ CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "hypercube": _hypercube_class,  # seed 003 §3.4, Gonnet et al. 2010
     "hyperband": _hyperband_class,  # seed 002 §1.3.3 (Li et al. 2017)
     "tpe": _tpe_class,  # seed 002 §1.2.4.2 (Bergstra et al. 2011, hyperopt)
+    "surrogate": _surrogate_class,  # seed 002 §2.1.2.1: skopt-style GP and random forest
 }
 FAMILIES = tuple(CLASSES)
 _FIXED_ARGUMENTS = ("self", "space", "budget", "rng")
