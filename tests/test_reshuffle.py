@@ -92,6 +92,7 @@ def _outcomes() -> pd.DataFrame:
                             "iteration": iteration,
                             "test_error": error if iteration == 2 else 0.5,
                             "incumbent_valid_loss": 0.1,
+                            "test_fit_limit_hit": False,
                         }
                     )
     return pd.DataFrame(rows)
