@@ -19,8 +19,11 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(PY) -m experiments.demo
 
+# Test files are spread over up to TEST_JOBS worker processes (pytest-xdist; a file stays on one
+# worker, so module fixtures are built once); TEST_JOBS=0 runs them in this process.
+TEST_JOBS ?= auto
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_JOBS) --maxprocesses 4 --dist loadfile
 
 test-slow: $(STAMP)  # pytest exits 5 when no test is marked slow: that is not a failure
 	$(PY) -m pytest -m slow || test $$? -eq 5

@@ -1,5 +1,5 @@
 """Command line: ``python -m analysis <results dir> [--chapter NAME] [--out DIR]
-[--fig31-dataset NAME]``.
+[--fig31-dataset NAME] [--no-pdf]``.
 
 Re-runs only the analysis on existing results (a sweep folder ``results/<experiment>/<profile>``
 or a consolidated folder) and writes the report of the chapter plug-in chosen from the results
@@ -41,17 +41,24 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="dataset of Fig 3.1 (default: the smoke profile's first dataset)",
     )
+    parser.add_argument(
+        "--no-pdf",
+        action="store_true",
+        help="write figures as PNG only (the report links PNGs; PDF doubles the drawing time)",
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Write the report; 0 on success, 2 (one line on stderr) when the results are not found."""
     args = _parser().parse_args(argv)
+    from analysis import figures
     from analysis.report import write_report
 
     started = time.perf_counter()
     try:
-        report = write_report(args.results, args.out, args.fig31_dataset, args.chapter)
+        with figures.formats(*(("png",) if args.no_pdf else ("png", "pdf"))):
+            report = write_report(args.results, args.out, args.fig31_dataset, args.chapter)
     except FileNotFoundError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

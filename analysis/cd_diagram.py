@@ -23,7 +23,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.transforms import offset_copy
 
-from analysis import stats
+from analysis import figures, stats
 
 _LABEL_LEFT = "{label} ({rank:.2f})"
 _LABEL_RIGHT = "({rank:.2f}) {label}"
@@ -105,17 +105,13 @@ def plot_wilcoxon_holm_diagram(
 def save_cd_diagrams(
     scores: pd.DataFrame, out_dir: str | Path, name: str, alpha: float = 0.05
 ) -> list[Path]:
-    """Save both diagrams as ``{name}_cd_nemenyi`` and ``{name}_cd_wilcoxon_holm`` (PNG and PDF)."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
+    """Save both diagrams as ``{name}_cd_nemenyi`` and ``{name}_cd_wilcoxon_holm``, in the formats
+    of ``analysis.figures.save``."""
+    written: list[Path] = []
     for variant, plot in (
         ("nemenyi", plot_nemenyi_diagram),
         ("wilcoxon_holm", plot_wilcoxon_holm_diagram),
     ):
         ax = plot(scores, alpha=alpha)
-        for suffix in (".png", ".pdf"):
-            path = out_dir / f"{name}_cd_{variant}{suffix}"
-            ax.figure.savefig(path, dpi=150, bbox_inches="tight")
-            written.append(path)
+        written += figures.save(ax.figure, out_dir, f"{name}_cd_{variant}")
     return written

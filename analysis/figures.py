@@ -8,7 +8,9 @@ colour so that they stay apart from the argmin method of the same run. Figures a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import numpy as np
@@ -35,11 +37,28 @@ def series_style(method: str) -> dict[str, object]:
     }
 
 
+# The formats every figure is written in: PNG for the Markdown report, PDF for papers. Drawing
+# dominates a report's time (issue 26), so ``python -m analysis --no-pdf`` leaves PDF out.
+_FORMATS: ContextVar[tuple[str, ...]] = ContextVar("figure_formats", default=("png", "pdf"))
+
+
+@contextmanager
+def formats(*suffixes: str) -> Iterator[None]:
+    """Within the block, :func:`save` writes ``suffixes`` (``"png"`` first: the report links it)."""
+    if not suffixes or suffixes[0] != "png" or not set(suffixes) <= {"png", "pdf", "svg"}:
+        raise ValueError(f"figure formats must start with png (png, pdf, svg), got {suffixes}")
+    token = _FORMATS.set(suffixes)
+    try:
+        yield
+    finally:
+        _FORMATS.reset(token)
+
+
 def save(figure: Figure, out_dir: str | Path, name: str) -> list[Path]:
-    """Write ``figure`` to ``out_dir/name.png`` and ``.pdf``; returns the paths."""
+    """Write ``figure`` to ``out_dir/name.png`` and ``.pdf`` (see :func:`formats`); the paths."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / f"{name}{suffix}" for suffix in (".png", ".pdf")]
+    paths = [out_dir / f"{name}.{suffix}" for suffix in _FORMATS.get()]
     for path in paths:
         figure.savefig(path, dpi=150, bbox_inches="tight")
     return paths

@@ -79,7 +79,7 @@ def summary(curves: pd.DataFrame, by: list[str]) -> pd.DataFrame:
         points=lambda f: 100.0 * f["overtuning"],
         worse=lambda f: f["test_error"] > f["reference_error"],
     )
-    grouped = final.groupby(by, sort=True)
+    grouped = final.groupby(by, sort=True, observed=True)
     table = pd.DataFrame(
         {
             "runs": grouped.size(),
@@ -96,5 +96,5 @@ def summary(curves: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 def mean_curves(curves: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
     """Mean overtuning in % points over runs: iteration × method (each at its own iterations)."""
     keys = [*(by or []), "iteration", "method"]
-    means = curves.groupby(keys)["overtuning"].mean().mul(100.0)
+    means = curves.groupby(keys, observed=True)["overtuning"].mean().mul(100.0)
     return means.unstack("method").rename_axis(columns=None)

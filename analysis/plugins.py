@@ -49,7 +49,8 @@ class ChapterPlugin:
 
     ``sections(context)`` returns the chapter's Markdown sections, title first.
     ``overtuning_extras(context, curves)`` (optional) returns Markdown appended to the engine's
-    overtuning section (figures, splits); ``curves`` is ``analysis.overtuning.overtuning_curves``.
+    overtuning section (figures, splits); ``curves`` is ``analysis.overtuning.overtuning_curves``
+    of the outcome columns ``analysis.report.CURVE_COLUMNS``.
     """
 
     name: str

@@ -22,6 +22,10 @@ OVERTUNING_CITATION = (
     "(2025)"
 )
 PROTOCOL_KEYS = ["protocol", "method"]
+# The outcome columns the overtuning curves carry (plug-ins' extras group by these): a sort of the
+# whole outcome table would copy every provenance column (issue 26: a paper-scale result set).
+CURVE_COLUMNS = ("run_id", "method", "iteration", "test_error", "protocol", "part", "dataset")
+CURVE_NAMES = ("run_id", "method", "protocol", "part", "dataset")  # categoricals: one copy each
 
 
 def overtuning_table(curves: pd.DataFrame) -> pd.DataFrame:
@@ -71,7 +75,11 @@ def _display(table: pd.DataFrame) -> pd.DataFrame:
 
 def overtuning_section(context: plugins.ReportContext, plugin: plugins.ChapterPlugin) -> str:
     """The overtuning section: definitions, the per-(protocol, method) table, plug-in extras."""
-    curves = overtuning.overtuning_curves(context.outcomes)
+    outcomes = context.outcomes
+    slim = outcomes[[c for c in CURVE_COLUMNS if c in outcomes.columns]]
+    curves = overtuning.overtuning_curves(
+        slim.astype({c: "category" for c in slim.columns if c in CURVE_NAMES})
+    )
     table = overtuning_table(curves)
     extras = plugin.overtuning_extras(context, curves) if plugin.overtuning_extras else ""
     return "\n".join(

@@ -18,6 +18,7 @@ This module owns the numbers of Tables 3.1–3.5 and of the Ch. 4/5 significance
 
 from __future__ import annotations
 
+import functools
 import itertools
 from math import sqrt
 from typing import NamedTuple
@@ -115,7 +116,17 @@ def wilcoxon_pvalue(first: np.ndarray, second: np.ndarray) -> float:
     differences = np.asarray(first, dtype=float) - np.asarray(second, dtype=float)
     if not np.any(differences):
         return float("nan")
-    result = stats.wilcoxon(differences, zero_method="wilcox", correction=False, method="approx")
+    # Two-sided: the p-value of -d is that of d. A report asks for the same pair several times
+    # (win/loss marks, claims, Wilcoxon-Holm diagrams), so it is computed once per distinct pair.
+    if differences[np.flatnonzero(differences)[0]] < 0:
+        differences = -differences
+    return _wilcoxon_two_sided(differences.tobytes())
+
+
+@functools.lru_cache(maxsize=8192)
+def _wilcoxon_two_sided(differences: bytes) -> float:
+    values = np.frombuffer(differences, dtype=float)
+    result = stats.wilcoxon(values, zero_method="wilcox", correction=False, method="approx")
     return float(result.pvalue)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import load, stats
+from analysis import figures, load, stats
 from analysis.__main__ import main
 from analysis.chapter3.claims import MAIN_METHODS
 from analysis.report import write_report
@@ -211,6 +211,22 @@ def test_figures_exist_as_png_and_pdf(report: Path) -> None:
             assert (figures / f"{name}{suffix}").stat().st_size > 1000, name
     for link in re.findall(r"\(figures/([^)]+)\)", report.read_text()):
         assert (figures / link).is_file()
+
+
+def test_no_pdf_writes_every_figure_as_png_only(tmp_path: Path) -> None:
+    folder = write_consolidated(tmp_path / "consolidated", outcome_rows())
+    assert main([str(folder), "--out", str(tmp_path / "out"), "--no-pdf"]) == 0
+    figures = tmp_path / "out" / "figures"
+    assert (figures / "main_holdout_cd_nemenyi.png").is_file()
+    assert (figures / "fig3_3_convergence.png").is_file()
+    assert not list(figures.glob("*.pdf"))
+
+
+def test_figure_formats_must_start_with_the_png_the_report_links() -> None:
+    with pytest.raises(ValueError, match="must start with png"), figures.formats("pdf"):
+        pass
+    with pytest.raises(ValueError, match="must start with png"), figures.formats("png", "jpeg"):
+        pass
 
 
 def test_missing_methods_runs_and_protocols_degrade_gracefully(tmp_path: Path) -> None:

@@ -57,7 +57,7 @@ CURVE_COLUMNS = ("dataset", "iteration", "test_error", "valid_error")
 ScoreTables = Mapping[tuple[str, str], pd.DataFrame]
 
 
-class _Inputs:
+class Inputs:
     """All inputs of the claims, checked lazily so that a claim only fails on what it needs."""
 
     def __init__(
@@ -91,8 +91,8 @@ class _Inputs:
 # ---------------------------------------------------------------------- claims, one function each
 
 
-def _reshuffling_helps_gp(validation: str) -> Callable[[_Inputs], Outcome]:
-    def evaluate(inputs: _Inputs) -> Outcome:
+def _reshuffling_helps_gp(validation: str) -> Callable[[Inputs], Outcome]:
+    def evaluate(inputs: Inputs) -> Outcome:
         s = inputs.setting(validation, MAIN)
         s.require("gp", "gp-r")
         return Outcome(
@@ -108,7 +108,7 @@ def _reshuffling_helps_gp(validation: str) -> Callable[[_Inputs], Outcome]:
     return evaluate
 
 
-def _c3_3(inputs: _Inputs) -> Outcome:
+def _c3_3(inputs: Inputs) -> Outcome:
     holdout, cv5 = inputs.both(MAIN, *MAIN_METHODS)
     text = "; ".join(
         f"{s.label} R {s.rank('gp-r'):.2f} / {s.rates['gp-r']:.2f}" for s in (holdout, cv5)
@@ -125,10 +125,10 @@ def _c3_3(inputs: _Inputs) -> Outcome:
     )
 
 
-def _gp_r_beats_all_but(validation: str, exceptions: set[str]) -> Callable[[_Inputs], Outcome]:
+def _gp_r_beats_all_but(validation: str, exceptions: set[str]) -> Callable[[Inputs], Outcome]:
     """Claim: gp-r is significantly better than every other main method except ``exceptions``."""
 
-    def evaluate(inputs: _Inputs) -> Outcome:
+    def evaluate(inputs: Inputs) -> Outcome:
         s = inputs.setting(validation, MAIN)
         s.require(*MAIN_METHODS)
         others = [m for m in MAIN_METHODS if m != "gp-r"]
@@ -148,7 +148,7 @@ def _gp_r_beats_all_but(validation: str, exceptions: set[str]) -> Callable[[_Inp
     return evaluate
 
 
-def _c3_6(inputs: _Inputs) -> Outcome:
+def _c3_6(inputs: Inputs) -> Outcome:
     holdout, cv5 = inputs.both(MAIN, *MAIN_METHODS)
     conditions = []
     for s in (holdout, cv5):
@@ -170,10 +170,10 @@ def _c3_6(inputs: _Inputs) -> Outcome:
 
 def _not_significant_in_both(
     experiment: str, first: str, second: str
-) -> Callable[[_Inputs], Outcome]:
+) -> Callable[[Inputs], Outcome]:
     """Claim: ``first`` vs ``second`` is not significant with hold-out nor with 5-fold."""
 
-    def evaluate(inputs: _Inputs) -> Outcome:
+    def evaluate(inputs: Inputs) -> Outcome:
         settings = inputs.both(experiment, first, second)
         return Outcome(
             "; ".join(f"{s.label} {s.pair(first, second)}" for s in settings),
@@ -198,7 +198,7 @@ def _selection_pairs() -> list[tuple[str, str]]:
     ]
 
 
-def _c3_8(inputs: _Inputs) -> Outcome:
+def _c3_8(inputs: Inputs) -> Outcome:
     pairs = _selection_pairs()
     settings = inputs.both(MAIN, *{method for pair in pairs for method in pair})
     conditions, texts, gaps = [], [], []
@@ -217,7 +217,7 @@ def _c3_8(inputs: _Inputs) -> Outcome:
     return Outcome("; ".join(texts), conditions, statistic=gaps[1] - gaps[0])
 
 
-def _c3_9(inputs: _Inputs) -> Outcome:
+def _c3_9(inputs: Inputs) -> Outcome:
     pairs = [("gp-sel", "gp"), ("gp-sel-r", "gp-r")]
     settings = inputs.both(MAIN, "gp", "gp-r", "gp-sel", "gp-sel-r")
     return Outcome(
@@ -233,7 +233,7 @@ def _c3_9(inputs: _Inputs) -> Outcome:
     )
 
 
-def _c3_10(inputs: _Inputs) -> Outcome:
+def _c3_10(inputs: Inputs) -> Outcome:
     holdout, cv5 = inputs.both(MAIN, "gp", "gp-r")
     gap_holdout, gap_cv5 = (s.rank("gp") - s.rank("gp-r") for s in (holdout, cv5))
     return Outcome(
@@ -244,7 +244,7 @@ def _c3_10(inputs: _Inputs) -> Outcome:
     )
 
 
-def _c3_11(inputs: _Inputs) -> Outcome:
+def _c3_11(inputs: Inputs) -> Outcome:
     settings = inputs.both(MAIN, *MAIN_METHODS)
     spans = {s.label: (s.medians.min(), s.medians.max()) for s in settings}
     return Outcome(
@@ -257,7 +257,7 @@ def _c3_11(inputs: _Inputs) -> Outcome:
     )
 
 
-def _c3_12(inputs: _Inputs) -> Outcome:
+def _c3_12(inputs: Inputs) -> Outcome:
     holdout, cv5 = inputs.setting(HOLDOUT, MAIN), inputs.setting(CV5, MAIN)
     holdout.require("gp-r")
     cv5.require("gp")
@@ -291,7 +291,7 @@ def _ranks_by_size_bin(s: ScoreSetting, sizes: pd.Series) -> pd.DataFrame:
     return by_bin
 
 
-def _c3_13(inputs: _Inputs) -> Outcome:
+def _c3_13(inputs: Inputs) -> Outcome:
     if inputs.dataset_sizes is None:
         raise MissingInput("per-dataset sizes |D_TVS| not given")
     conditions, texts = [], []
@@ -314,7 +314,7 @@ def _c3_13(inputs: _Inputs) -> Outcome:
     return Outcome("ranks per size bin: " + "; ".join(texts), conditions)
 
 
-def _c3_14(inputs: _Inputs) -> Outcome:
+def _c3_14(inputs: Inputs) -> Outcome:
     curves = inputs.gp_holdout_curves
     if curves is None:
         raise MissingInput("per-iteration curves of gp with hold-out not given")
@@ -338,7 +338,7 @@ def _c3_14(inputs: _Inputs) -> Outcome:
     )
 
 
-def _c3_15(inputs: _Inputs) -> Outcome:
+def _c3_15(inputs: Inputs) -> Outcome:
     settings = inputs.both(PM, *PM_METHODS)
     return Outcome(
         "; ".join(
@@ -351,7 +351,7 @@ def _c3_15(inputs: _Inputs) -> Outcome:
     )
 
 
-def _c3_16(inputs: _Inputs) -> Outcome:
+def _c3_16(inputs: Inputs) -> Outcome:
     holdout, cv5 = inputs.both(PM, "gp-pm-r", "gp-r")
     return Outcome(
         f"HO {holdout.pair('gp-pm-r', 'gp-r')}; 5F {cv5.pair('gp-pm-r', 'gp-r')}",
@@ -368,13 +368,13 @@ def _c3_16(inputs: _Inputs) -> Outcome:
 
 def _significance_pattern(
     method: str, expected: Mapping[str, Mapping[str, bool]]
-) -> Callable[[_Inputs], Outcome]:
+) -> Callable[[Inputs], Outcome]:
     """Claim: ``method`` is significantly better than each opponent exactly where expected is True.
 
     ``expected`` maps a validation ("holdout"/"cv5") to ``{opponent: significantly better?}``.
     """
 
-    def evaluate(inputs: _Inputs) -> Outcome:
+    def evaluate(inputs: Inputs) -> Outcome:
         texts, conditions = [], []
         for validation, opponents in expected.items():
             s = inputs.setting(validation, PM)
@@ -392,7 +392,7 @@ def _significance_pattern(
     return evaluate
 
 
-def _c3_20(inputs: _Inputs) -> Outcome:
+def _c3_20(inputs: Inputs) -> Outcome:
     holdout, cv5 = inputs.setting(HOLDOUT, PM), inputs.setting(CV5, PM)
     holdout.require("gp-pm-r")
     cv5.require("gp")
@@ -564,7 +564,7 @@ def evaluate_claims(
     columns dataset, iteration, test_error, valid_error of the gp hold-out incumbent, for C3.14.
     Missing tables, methods or inputs give "not evaluated", never an exception.
     """
-    inputs = _Inputs(tables, dataset_sizes, gp_holdout_curves, alpha)
+    inputs = Inputs(tables, dataset_sizes, gp_holdout_curves, alpha)
     return [run_claim(claim, inputs) for claim in CLAIMS]
 
 

@@ -85,9 +85,8 @@ def _c5_1(inputs: Inputs) -> Outcome:
         [
             (f"{BEST} has the best rank", s.best_by_rank(BEST)),
             (
-                "GP-matern-ls has the second-best rank",
-                s.rank("GP-matern-ls") < s.ranks.drop([BEST, "GP-matern-ls"]).min()
-                and s.rank(BEST) < s.rank("GP-matern-ls"),
+                f"GP-matern-ls ranks better than every method but {BEST}",
+                s.rank("GP-matern-ls") < s.ranks.drop([BEST, "GP-matern-ls"]).min(),
             ),
         ],
     )

@@ -70,6 +70,12 @@ class GPEIOptimizer(SurrogateOptimizer):
       scaled to zero mean and unit variance (as Optuna and scikit-optimize do), so that the
       scale-dependent priors (amp2, noise) and the chain's initial state fit any loss scale; the
       chain's state is re-expressed in the new units whenever they change;
+    * ``loss_scale`` (1, [decide] docs/deviations.md): the losses are multiplied by it before
+      the GP sees them. The author's later code does this (``func_scale``, 50 in its example,
+      "so that the noise of the GP is better fit"; the thesis and Spearmint are silent); the
+      priors (horseshoe 0.1 on the noise, log-normal(0, 1) on the amplitude) are scale-dependent,
+      so the scale changes the GP's posterior, its expected improvement and the proposals. The
+      incumbents (argmin of the losses) do not depend on it;
     * ``log_hypers`` (not Spearmint, off by default): slice-sample ``(mean, log amp2, log
       noise)`` instead of ``(mean, amp2, noise)``, same posterior (Jacobian included). In the
       raw parameterisation the joint update freezes once the noise is small (every random
@@ -97,6 +103,7 @@ class GPEIOptimizer(SurrogateOptimizer):
         pm_domain: str = "space",
         standardize: bool = False,
         log_hypers: bool = False,
+        loss_scale: float = 1.0,
         priors: str = "spearmint",
         acquisition_optimizer: str = "grid_lbfgs",
         n_candidates: int = 1000,
@@ -118,6 +125,8 @@ class GPEIOptimizer(SurrogateOptimizer):
         ):
             if value < 1:
                 raise ValueError(f"{name} must be >= 1, got {value}")
+        if not loss_scale > 0:
+            raise ValueError(f"loss_scale must be > 0, got {loss_scale!r}")
         if burnin < 0 or n_refine < 0 or n_jitter < 0:
             raise ValueError(
                 f"burnin, n_refine, n_jitter must be >= 0, got {burnin}, {n_refine}, {n_jitter}"
@@ -130,6 +139,7 @@ class GPEIOptimizer(SurrogateOptimizer):
         prior = make_priors(priors, noise_scale, amp2_scale, max_ls)
         self.chain = HyperChain(self.kernel, prior, burnin=burnin, log_hypers=log_hypers)
         self.standardize = standardize
+        self.loss_scale = float(loss_scale)
         self._chain_units = (0.0, 1.0)  # (shift, scale) of the losses the chain state refers to
         grid = sobol_grid(space.dim, grid_size, grid_seed)
         self.acquisition_optimizer = make_acquisition_optimizer(
@@ -152,10 +162,15 @@ class GPEIOptimizer(SurrogateOptimizer):
         self._pm_cache: dict[tuple[int, str], np.ndarray] = {}
         self.last_acquisition: ExpectedImprovement | None = None
 
+    def _scaled_losses(self) -> np.ndarray:
+        """The observed losses times ``loss_scale`` ``(n,)``."""
+        return np.array(self.y, dtype=float) * self.loss_scale
+
     def _data(self) -> tuple[np.ndarray, np.ndarray]:
-        """Evaluated points ``(n, d)`` and the losses the GP is fitted to ``(n,)``: raw, or with
-        ``standardize`` shifted and scaled to zero mean and unit variance."""
-        X, y = np.array(self.X).reshape(-1, self.space.dim), np.array(self.y, dtype=float)
+        """Evaluated points ``(n, d)`` and the losses the GP is fitted to ``(n,)``: times
+        ``loss_scale``, and with ``standardize`` shifted and scaled to zero mean and unit
+        variance."""
+        X, y = np.array(self.X).reshape(-1, self.space.dim), self._scaled_losses()
         shift, scale = self._units(y)
         return X, (y - shift) / scale
 
@@ -169,7 +184,7 @@ class GPEIOptimizer(SurrogateOptimizer):
     def _chain_in_current_units(self, chain: HyperChain) -> HyperChain:
         """``chain`` with its state expressed in the units of the current losses: the same
         hyperparameters in raw-loss terms (the mean stays inside the range of the losses)."""
-        y = np.array(self.y, dtype=float)
+        y = self._scaled_losses()
         units = self._units(y)
         if self.standardize and chain.state is not None and self._chain_units != units:
             chain.change_units(*self._chain_units, *units)
@@ -193,7 +208,7 @@ class GPEIOptimizer(SurrogateOptimizer):
             return Proposal(u=u, batch=n + 1)
         X, y = self._data()
         self._chain_in_current_units(self.chain)
-        self._chain_units = self._units(np.array(self.y, dtype=float))
+        self._chain_units = self._units(self._scaled_losses())
         hypers = self.chain.sample(X, y, self.n_samples, self.rng)
         acquisition = ExpectedImprovement(make_posterior(self.kernel, X, y, hypers), best_f=y.min())
         self.last_acquisition = acquisition

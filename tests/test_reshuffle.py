@@ -1,0 +1,109 @@
+"""Reshuffling (`-r`, thesis §3.2.1) as audited in docs/reshuffling.md: what gp-r reshuffles,
+what its GP sees (``loss_scale``), the pairing of gp and gp-r, and the C3.1 benchmark's
+statistics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchmarks.reshuffle_c31 import compare, errors_at
+from experiments.compose import compose_run
+from hpo.optimizers.bayes import GPEIOptimizer
+from hpo.protocol import ProtocolSettings, RepetitionSplits
+from hpo.space import Real, Space
+
+FAST = {"grid_size": 500, "burnin": 10, "n_samples": 3}
+
+
+def _space() -> Space:
+    return Space("unit", (Real("x0", 0.0, 1.0), Real("x1", 0.0, 1.0)))
+
+
+def _proposals(budget: int, **settings: float) -> np.ndarray:
+    opt = GPEIOptimizer(_space(), budget, np.random.default_rng(3), **FAST, **settings)
+    out = []
+    for _ in range(budget):
+        proposal = opt.ask()
+        u = proposal.u
+        opt.tell(proposal, 0.1 + 0.2 * float((u[0] - 0.3) ** 2 + (u[1] - 0.6) ** 2))
+        out.append(u)
+    return np.array(out)
+
+
+def test_loss_scale_one_is_the_default_and_scaling_changes_the_gp() -> None:
+    default = _proposals(6)
+    np.testing.assert_array_equal(default, _proposals(6, loss_scale=1.0))
+    scaled = _proposals(6, loss_scale=50.0)
+    np.testing.assert_array_equal(default[:2], scaled[:2])  # the Sobol design is not the GP's
+    assert not np.allclose(default[2:], scaled[2:])  # the priors are scale-dependent
+
+
+def test_loss_scale_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="loss_scale"):
+        GPEIOptimizer(_space(), 5, np.random.default_rng(0), loss_scale=0.0)
+
+
+def test_gp_and_gp_r_are_paired_and_differ_only_in_reshuffling() -> None:
+    gp = compose_run(["optimizer=gp", "dataset=sklearn-iris", "seed=7"])
+    gp_r = compose_run(["optimizer=gp_r", "dataset=sklearn-iris", "seed=7"])
+    assert gp.optimizer == gp_r.optimizer == "gp"  # one optimizer stream: same first proposals
+    assert gp.optimizer_settings == gp_r.optimizer_settings
+    assert gp.protocol.valid_frac == gp_r.protocol.valid_frac
+    assert (gp.protocol.reshuffle, gp_r.protocol.reshuffle) == (False, True)
+    labels = np.repeat([0, 1, 2], 50)
+    fixed, shuffled = (
+        RepetitionSplits(labels, 150, False, spec.protocol, 7, "iris", 0) for spec in (gp, gp_r)
+    )
+    np.testing.assert_array_equal(fixed.test, shuffled.test)  # D_G shared
+    np.testing.assert_array_equal(fixed.train_valid, shuffled.train_valid)
+    # a fresh split of D_TV at every GP evaluation (batch = iteration), the fixed one never
+    valid = [tuple(shuffled.folds(t)[0].valid) for t in range(1, 6)]
+    assert len(set(valid)) == 5
+    assert all(len(v) == len(fixed.folds(1)[0].valid) for v in valid)
+    assert all(np.array_equal(fixed.folds(t)[0].valid, fixed.folds(1)[0].valid) for t in (2, 9))
+
+
+def test_reshuffled_split_keeps_the_proportion_and_never_touches_test() -> None:
+    settings = ProtocolSettings(reshuffle=True)
+    splits = RepetitionSplits(np.arange(300) % 3, 300, False, settings, 0, "d", 0)
+    test = set(splits.test)
+    for t in range(1, 20):
+        fold = splits.folds(t)[0]
+        assert not test & (set(fold.train) | set(fold.valid))
+        assert len(fold.valid) == round(len(splits.train_valid) / 3)
+
+
+def _outcomes() -> pd.DataFrame:
+    rows = []
+    diffs = {"a": 0.02, "b": -0.01, "c": 0.0, "d": 0.03}  # gp minus gp-r test error, fraction
+    for rep in (0, 1):
+        for dataset, diff in diffs.items():
+            for method, error in (("gp", 0.2 + diff), ("gp-r", 0.2)):
+                for iteration in (1, 2):
+                    rows.append(
+                        {
+                            "run_id": f"{dataset}{rep}{method}",
+                            "part": "fractions",
+                            "dataset": dataset,
+                            "repetition": rep,
+                            "method": method,
+                            "iteration": iteration,
+                            "test_error": error if iteration == 2 else 0.5,
+                            "incumbent_valid_loss": 0.1,
+                            "test_fit_limit_hit": False,
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+def test_compare_counts_datasets_and_measures_in_points() -> None:
+    result = compare(errors_at(_outcomes(), None))
+    assert (result["datasets"], result["repetitions"]) == (4, 2)
+    assert (result["second_better"], result["second_worse"], result["ties"]) == (2, 1, 1)
+    assert result["count"] == 1
+    assert result["mean_pp"] == pytest.approx(1.0)
+    assert result["optimism_gp_pp"] == pytest.approx(11.0)
+    early = compare(errors_at(_outcomes(), 1))  # the incumbent after one evaluation
+    assert early["ties"] == 4
