@@ -47,9 +47,8 @@ def main() -> None:
     print(f"seconds per step at n = {args.n}, ffnn_mrbi (17 dimensions), median of {args.repeats}")
     for name, (family, settings) in METHODS.items():
         times = [step_seconds(family, settings, args.n, seed) for seed in range(args.repeats)]
-        print(
-            f"{name:10} {statistics.median(times):8.3f}   (min {min(times):.3f}, max {max(times):.3f})"
-        )
+        median, low, high = statistics.median(times), min(times), max(times)
+        print(f"{name:10} {median:8.3f}   (min {low:.3f}, max {high:.3f})")
 
 
 if __name__ == "__main__":
