@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hpo.datasets import REPO_ROOT, Dataset, DatasetError
+from hpo.dataset_types import REPO_ROOT, Dataset, DatasetError
 
 ENV_MNIST_DIR = "HPO_MNIST_DIR"
 DEFAULT_MNIST_DIR = REPO_ROOT / "data" / "larochelle2007"

@@ -55,9 +55,9 @@ def test_every_fit_of_a_standardised_protocol_sees_its_own_training_statistics(
     statistics and its other rows transformed with the same ones, never their own."""
     calls = []
 
-    def capture(learner, config, guard, X_train, y_train, evaluations, seed, train_gram=None):
+    def capture(learner, config, guard, X_train, y_train, evaluations, seed, train_gram=None, **kw):
         calls.append((X_train, [X for X, _ in evaluations]))
-        return real(learner, config, guard, X_train, y_train, evaluations, seed, train_gram)
+        return real(learner, config, guard, X_train, y_train, evaluations, seed, train_gram, **kw)
 
     real = hpo.evaluation.fit_and_predict
     monkeypatch.setattr(hpo.evaluation, "fit_and_predict", capture)

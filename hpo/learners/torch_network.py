@@ -1,5 +1,6 @@
-"""The PyTorch side of :mod:`hpo.learners.ffnn`: the module, the SGD loop, early stopping and
-checkpoints (imported only when a network is fitted; needs the ``nn`` extra).
+"""The PyTorch side of :mod:`hpo.learners.ffnn`: the estimator (:class:`FeedForwardNetwork`),
+the module, the SGD loop, early stopping and checkpoints (imported only when a network is
+built; needs the ``nn`` extra).
 
 Determinism: every random number of a fit (weight initialisation, the shuffling of each epoch,
 dropout masks) comes from one ``torch.Generator`` seeded with the learner's derived seed, whose
@@ -30,9 +31,53 @@ import torch
 from torch import nn
 from torch.nn import functional
 
-from hpo.learners.ffnn import FeedForwardNetwork, HiddenLayer, resolve_device
+from hpo.learners.network_settings import HiddenLayer, NetworkSettings, resolve_device
 
 PREDICT_CHUNK_ROWS = 8192
+
+
+class FeedForwardNetwork:
+    """The seed's network as an estimator: ``fit`` (optionally with a validation set, a target
+    number of epochs and a checkpoint file to resume from and save to) and ``predict``.
+
+    After ``fit``: ``epochs_trained_`` (total epochs of the model), ``epochs_run_`` (epochs this
+    call trained: the resource it spent), ``stopped_early_``, ``best_epoch_``.
+    """
+
+    supports_resource = True  # fit takes ``epochs`` and ``checkpoint`` (hpo.learners.fit)
+
+    def __init__(
+        self,
+        layers: tuple[HiddenLayer, ...],
+        learning_rate: float,
+        decay: float,
+        input_dropout: float = 0.0,
+        settings: NetworkSettings | None = None,
+        random_state: int = 0,
+    ) -> None:
+        self.layers = layers
+        self.learning_rate = float(learning_rate)
+        self.decay = float(decay)
+        self.input_dropout = float(input_dropout)
+        self.settings = settings or NetworkSettings()
+        self.random_state = random_state
+
+    def fit(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        validation: tuple[np.ndarray, np.ndarray] | None = None,
+        epochs: float | None = None,
+        checkpoint: str | Path | None = None,
+    ) -> FeedForwardNetwork:
+        """Train to ``epochs`` total epochs (default and cap: ``max_epochs``), stopping early on
+        the validation error; resume from ``checkpoint`` when it holds this model at fewer
+        epochs, and save the state there afterwards."""
+        train(self, np.asarray(X), np.asarray(y), validation, epochs, checkpoint)
+        return self
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        return predict(self, np.asarray(X))
 
 
 def _dropout(x: torch.Tensor, rate: float, generator: torch.Generator | None) -> torch.Tensor:
