@@ -12,8 +12,11 @@ torch = pytest.importorskip("torch")
 from experiments.spaces import load_space  # noqa: E402
 from hpo.learners import FitGuard, check_learner_settings, fit_and_predict, make_estimator  # noqa: E402
 from hpo.learners.network_settings import HiddenLayer, NetworkSettings, hidden_layers  # noqa: E402
-from hpo.learners.torch_network import FeedForwardNetwork  # noqa: E402
-from hpo.learners.torch_network import Network, _learning_rate  # noqa: E402
+from hpo.learners.torch_network import (  # noqa: E402
+    FeedForwardNetwork,  # noqa: E402
+    Network,
+    _learning_rate,
+)
 
 torch.set_num_threads(1)
 CONFIG = {
