@@ -4,13 +4,22 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PROFILE ?= smoke
+# PyTorch (the nn extra, seed 002's network) is installed first, as the CPU build: PyPI's Linux
+# wheel of the same version pulls several GB of CUDA libraries. Taken from pip's own sources when
+# they have it (a local wheel), else from PyTorch's CPU index; its dependencies come with the
+# extras. For a GPU:
+#   make install TORCH=torch==2.13.0+cu128 TORCH_INDEX=https://download.pytorch.org/whl/cu128
+TORCH       ?= torch==2.13.0+cpu
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 EXPERIMENT ?= chapter3
 
-.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo reproduce-ensembles status bench clean
+.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo reproduce-ensembles reproduce-surrogates status bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet --no-deps '$(TORCH)' \
+	  || $(PY) -m pip install --quiet --no-deps '$(TORCH)' --index-url $(TORCH_INDEX)
 	$(PY) -m pip install --quiet -e '.[dev,chapter5,cluster,nn,tpe]'
 	touch $(STAMP)
 
@@ -60,6 +69,9 @@ reproduce-esmbo: $(STAMP)
 
 reproduce-ensembles: $(STAMP)
 	$(PY) -m experiments.reproduce ensembles --profile $(PROFILE)
+
+reproduce-surrogates: $(STAMP)
+	$(PY) -m experiments.reproduce surrogates --profile $(PROFILE)
 
 status: $(STAMP)
 	$(PY) -m experiments.sweep status $(EXPERIMENT) --profile $(PROFILE)

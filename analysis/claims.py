@@ -172,6 +172,7 @@ class Claim(Generic[InputsT]):
     statement: str
     thesis_value: str
     evaluate: Callable[[InputsT], Outcome]
+    undecided_note: str = UNDECIDED_NOTE  # why an undecided condition leaves the claim open
 
 
 def run_claim(claim: Claim[InputsT], inputs: InputsT) -> ClaimRecord:
@@ -190,7 +191,7 @@ def run_claim(claim: Claim[InputsT], inputs: InputsT) -> ClaimRecord:
             status=NOT_EVALUATED,
             reason=f"missing input: {missing}",
         )
-    status, reason = _status(outcome.conditions)
+    status, reason = _status(outcome.conditions, claim.undecided_note)
     return ClaimRecord(
         **header,
         our_value=outcome.our_value,
@@ -201,14 +202,16 @@ def run_claim(claim: Claim[InputsT], inputs: InputsT) -> ClaimRecord:
     )
 
 
-def _status(conditions: list[tuple[str, bool | None]]) -> tuple[str, str]:
+def _status(
+    conditions: list[tuple[str, bool | None]], undecided_note: str = UNDECIDED_NOTE
+) -> tuple[str, str]:
     """A failed condition decides (not reproduced); else an undecided one leaves it open."""
     failed = [name for name, holds in conditions if holds is not None and not holds]
     undecided = [name for name, holds in conditions if holds is None]
     if failed:
         return NOT_REPRODUCED, "fails: " + "; ".join(failed)
     if undecided:
-        return NOT_EVALUATED, f"cannot decide: {'; '.join(undecided)} ({UNDECIDED_NOTE})"
+        return NOT_EVALUATED, f"cannot decide: {'; '.join(undecided)} ({undecided_note})"
     return REPRODUCED, "all conditions hold"
 
 

@@ -142,6 +142,36 @@ def load_outcomes(folder: str | Path) -> pd.DataFrame:
     return frame
 
 
+def load_traces(folder: str | Path) -> pd.DataFrame:
+    """Trace rows (one per evaluation, every column but the repeated provenance strings) of a
+    sweep folder: its ``consolidated/traces.parquet`` when current, else its run files, with
+    ``part``. Empty when the folder has neither (a consolidated folder of outcomes only)."""
+    folder = Path(folder)
+    consolidated = folder / layout.CONSOLIDATED / "traces.parquet"
+    if (folder / "traces.parquet").is_file():
+        frames = [pd.read_parquet(folder / "traces.parquet")]
+    elif _consolidated_is_current(folder) and consolidated.is_file():
+        frames = [pd.read_parquet(consolidated)]
+    elif (folder / layout.RUNS).is_dir():
+        runs_dir = folder / layout.RUNS
+        frames = []
+        for path in _run_files(runs_dir):
+            try:
+                table = pd.read_parquet(path, filters=[("row_type", "==", "trace")])
+            except (OSError, ValueError, pa.ArrowException):
+                continue  # named by load_outcomes already
+            frames.append(table.assign(part=_part_of(path, runs_dir)))
+    else:
+        frames = []
+    if not frames:
+        return pd.DataFrame()
+    frame = pd.concat(frames, ignore_index=True)
+    frame = frame.drop(columns=[c for c in REPEATED_STRINGS if c in frame.columns])
+    if "part" not in frame.columns:
+        frame["part"] = "main"
+    return frame.astype({"part": "string"}).reset_index(drop=True)
+
+
 def default_report_dir(folder: str | Path) -> Path:
     """``<sweep>/report`` for a sweep folder or its ``consolidated/``; else ``<folder>/report``."""
     folder = Path(folder)

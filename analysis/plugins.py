@@ -29,6 +29,7 @@ REGISTRY = {
     "chapter5": "analysis.chapter5",
     "esmbo": "analysis.esmbo",  # Lacoste et al., UAI 2014
     "ensembles": "analysis.esmbo",  # EO vs ESMBO vs Caruana: the same statistics
+    "surrogates": "analysis.surrogates",  # Jůzlová 2018 (seed 002)
 }
 
 

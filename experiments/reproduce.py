@@ -28,7 +28,8 @@ from experiments.sweep import (
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.reproduce", description=__doc__)
     parser.add_argument(
-        "experiment", choices=["chapter3", "chapter4", "chapter5", "esmbo", "ensembles"]
+        "experiment",
+        choices=["chapter3", "chapter4", "chapter5", "esmbo", "ensembles", "surrogates"],
     )
     parser.add_argument("--profile", default="smoke")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1 = all cores)")

@@ -139,7 +139,7 @@ def plan(
 
 def _parts(config: Mapping[str, Any], profile: str) -> list[tuple[str, dict[str, Any]]]:
     """``(part, settings)`` of a profile: the experiment's shared settings under each part's."""
-    shared = (*_SHARED_SETTINGS, "fit_guard", "openml", "method_overrides")
+    shared = (*_SHARED_SETTINGS, "fit_guard", "openml", "overrides", "method_overrides")
     base = {k: v for k, v in config.items() if k in shared}
     return [(part, {**base, **c}) for part, c in config["profiles"][profile]["parts"].items()]
 
@@ -196,8 +196,11 @@ def _part_specs(
     experiment: str, settings: Mapping[str, Any], datasets: list[str]
 ) -> Iterable[RunSpec]:
     """The runs of one part. Each (method, protocol) is composed once through Hydra; methods
-    whose runs differ only in their rules share one run (its first method names it)."""
+    whose runs differ only in their rules share one run (its first method names it).
+    ``overrides`` (key: value) apply to every method of the part, ``method_overrides`` (method:
+    {key: value}) to one method after them."""
     shared = _shared_overrides(settings)
+    shared += [override(key, value) for key, value in (settings.get("overrides") or {}).items()]
     for protocol in settings["protocols"]:
         runs: dict[str, RunSpec] = {}
         for method in settings["methods"]:

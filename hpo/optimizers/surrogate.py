@@ -143,12 +143,19 @@ class SurrogateSMBO(Optimizer):
         )
 
     def gaussian_process(self, n_features: int, seed: int):  # noqa: ANN201
-        from sklearn.gaussian_process import GaussianProcessRegressor
-        from sklearn.gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
+        return skopt_gaussian_process(n_features, seed, self.n_restarts)
 
-        kernel = ConstantKernel(1.0, (0.01, 1000.0)) * Matern(
-            length_scale=np.ones(n_features), length_scale_bounds=(0.01, 100.0), nu=2.5
-        ) + WhiteKernel(1.0, (1e-5, 1e5))
-        return GaussianProcessRegressor(
-            kernel, normalize_y=False, n_restarts_optimizer=self.n_restarts, random_state=seed
-        )
+
+def skopt_gaussian_process(n_features: int, seed: int, n_restarts: int = 2):  # noqa: ANN201
+    """scikit-optimize 0.5's GP (module docstring), unfitted: constant × Matérn-5/2 ARD + white
+    noise, fitted by ML-II with ``n_restarts``. Its fitted ``kernel_.k1.k2.length_scale`` are the
+    ARD length scales (the seed's Table 2.3 reads 1/ℓ)."""
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
+
+    kernel = ConstantKernel(1.0, (0.01, 1000.0)) * Matern(
+        length_scale=np.ones(n_features), length_scale_bounds=(0.01, 100.0), nu=2.5
+    ) + WhiteKernel(1.0, (1e-5, 1e5))
+    return GaussianProcessRegressor(
+        kernel, normalize_y=False, n_restarts_optimizer=n_restarts, random_state=seed
+    )

@@ -1,0 +1,176 @@
+"""Seed 002's report plug-in (analysis/surrogates): the ARD table on a function with known relevant
+dimensions, Hyperband's finished configurations, layer shares, the seed's tables labelled as the
+seed's, and the report end to end on a synthetic sweep."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.surrogates import ard, data, seed
+
+
+def synthetic_configurations(n: int = 80, seed_: int = 0) -> pd.DataFrame:
+    """Five hyperparameters; the loss depends on ``a``, ``b`` and the two-valued ``cat`` only."""
+    rng = np.random.default_rng(seed_)
+    u = rng.uniform(size=(n, 5))
+    cat = np.where(u[:, 4] < 0.5, "x", "y")
+    loss = np.sin(3 * np.pi * u[:, 0]) + np.sin(2 * np.pi * u[:, 1]) + 0.8 * (cat == "y")
+    loss = loss + 0.01 * rng.normal(size=n)
+    return pd.DataFrame(
+        {
+            "u_a": u[:, 0], "u_b": u[:, 1], "u_c": u[:, 2], "u_d": u[:, 3], "u_cat": u[:, 4],
+            "param_a": u[:, 0], "param_b": u[:, 1], "param_c": u[:, 2], "param_d": u[:, 3],
+            "param_cat": cat, "valid_loss": loss,
+        }
+    )  # fmt: skip
+
+
+def test_ard_finds_the_relevant_dimensions() -> None:
+    # A two-valued column's step fits any length scale (a large amplitude makes it linear), so
+    # ARD cannot rank ``cat``; the numeric dimensions it must (the seed reads 1/ℓ < 1 as "not
+    # relevant").
+    table = ard.relevance_table(synthetic_configurations(100), fits=10)
+    relevant = table.loc[["a", "b"], "median 1/ℓ"]
+    irrelevant = table.loc[["c", "d"], "median 1/ℓ"]
+    assert (irrelevant < ard.NOT_RELEVANT_BELOW).all(), table
+    assert relevant.min() > 10 * irrelevant.max(), table
+
+
+def test_ard_encodes_two_valued_categoricals_as_one_column() -> None:
+    X, names = ard.encode_configurations(synthetic_configurations(10))
+    assert names == ["a", "b", "c", "cat", "d"]
+    assert set(np.unique(X[:, names.index("cat")])) <= {0.0, 1.0}
+
+
+def hyperband_trace() -> pd.DataFrame:
+    """One run, bracket 1 (3 configurations at 2 epochs, the best at 8) and bracket 0 (one at 8);
+    configuration 0.3 stops early at 1 of its 2 epochs, 0.2 at 5 of its 8."""
+    rows = [
+        # bracket, u, asked, spent, loss, layer_2
+        (1, 0.1, 2, 2, 0.50, "True"),
+        (1, 0.2, 2, 2, 0.30, "False"),
+        (1, 0.3, 2, 1, 0.40, "False"),  # stopped early in the first rung: finished
+        (1, 0.2, 8, 3, 0.20, "False"),  # resumed, stopped early: 2 + 3 < 8
+        (0, 0.4, 8, 8, 0.25, "True"),
+    ]
+    return pd.DataFrame(
+        {
+            "run_id": "r", "part": "mrbi", "method": "hyperband", "n_fits": 1,
+            "iteration": range(1, len(rows) + 1),
+            "bracket": [r[0] for r in rows], "u_x": [r[1] for r in rows],
+            "resource": [float(r[2]) for r in rows], "resource_spent": [float(r[3]) for r in rows],
+            "valid_loss": [r[4] for r in rows], "param_layer_2": [r[5] for r in rows],
+            "param_layer_3": "False",
+        }
+    )  # fmt: skip
+
+
+def test_finished_configurations_reached_the_top_resource_or_stopped() -> None:
+    configs = data.hyperband_configurations(hyperband_trace())
+    assert configs["finished"].tolist() == [False, True, True, True]
+    assert configs.loc[configs.finished, "valid"].tolist() == pytest.approx([20.0, 40.0, 25.0])
+    assert configs["configurations"].tolist() == [3, 3, 3, 1]
+    best = data.best_finished_per_bracket(configs)
+    assert best.set_index("configurations")["valid"].to_dict() == pytest.approx({3: 20.0, 1: 25.0})
+
+
+def test_layers_follow_the_flags() -> None:
+    trace = pd.DataFrame(
+        {
+            "param_layer_2": ["True", "True", "False", None],
+            "param_layer_3": ["True", None, "True", None],
+        }
+    )
+    assert data.layers(trace).tolist() == [3, 2, 1, 1]
+
+
+def test_generated_layer_shares_over_all_and_last_iterations() -> None:
+    n = 12
+    trace = pd.DataFrame(
+        {
+            "run_id": "r", "part": "mrbi", "method": "rs", "iteration": range(1, n + 1),
+            "param_layer_2": ["True"] * 2 + ["False"] * (n - 2), "param_layer_3": "False",
+        }
+    )  # fmt: skip
+    shares = data.generated_layers(trace)
+    assert shares.loc[("RANDOM", 1), "all iterations"] == pytest.approx(100 * 10 / 12)
+    assert shares.loc[("RANDOM", 1), "last 10 iterations"] == pytest.approx(100.0)
+    assert shares.loc[("RANDOM", 3), "all iterations"] == 0
+
+
+def test_the_seed_tables_are_the_seeds() -> None:
+    mnist = seed.error_table("mnist")
+    assert mnist.loc["HYPERBAND", "valid median"] == 6.43
+    assert seed.error_table("mrbi").loc["RANDOM", "test mean"] == 63.57
+    assert seed.error_table("other") is None
+    assert seed.ard_table()["learning_rate"] == 3.77
+    assert seed.bracket_medians("mnist") == {16: 6.48, 6: 8.03, 3: 8.58}
+    assert seed.generated_layers().loc[("TPE", 1), "all iterations"] == 71
+    assert seed.finished_layers().loc[("HYPERBAND", 3), "first 3 brackets"] == 13
+
+
+def test_median_by_epochs_waits_for_every_run() -> None:
+    curves = pd.DataFrame(
+        {
+            "method": "RANDOM", "run_id": ["a", "a", "b", "b"], "iteration": [1, 2, 1, 2],
+            "epochs": [10.0, 20.0, 15.0, 30.0], "best": [5.0, 4.0, 6.0, 2.0],
+        }
+    )  # fmt: skip
+    table = data.median_by_epochs(curves, points=30)
+    assert np.isnan(table.loc[table.index < 15, "RANDOM"]).all()
+    assert table.loc[30.0, "RANDOM"] == pytest.approx(3.0)
+
+
+def results_with(errors: pd.DataFrame) -> object:
+    """A :class:`analysis.surrogates.report.Results` holding ``errors`` only (no traces)."""
+    from analysis.surrogates.results import Results
+
+    results = Results.__new__(Results)
+    results.errors, results.traces = errors, pd.DataFrame()
+    results.curves, results.configs = pd.DataFrame(), pd.DataFrame()
+    results.parts = sorted(set(errors["part"]))
+    return results
+
+
+def errors_where(best: str, runs: int) -> pd.DataFrame:
+    """Five methods on both parts; ``best`` has the lowest errors, every other method 2 pp more."""
+    rows = []
+    for part in ("mnist", "mrbi"):
+        for method in data.SEED_ORDER:
+            for r in range(runs):
+                error = 5.0 + 0.1 * r + (0 if method == best else 2.0)
+                rows.append((part, "d", r, method, error, error))
+    return pd.DataFrame(rows, columns=["part", "dataset", "repetition", "method", "valid", "test"])
+
+
+@pytest.mark.parametrize(
+    ("best", "runs", "status"),
+    [
+        ("HYPERBAND", 5, "reproduced"),
+        ("GP", 5, "not reproduced"),
+        ("HYPERBAND", 4, "not evaluated"),
+    ],
+)
+def test_the_hyperband_claim_needs_five_runs_and_the_lowest_medians(
+    best: str, runs: int, status: str
+) -> None:
+    from analysis.claims import run_claim
+    from analysis.surrogates.claims import CLAIMS
+
+    record = run_claim(CLAIMS[0], results_with(errors_where(best, runs)))
+    assert record.status == status, record.reason
+
+
+def test_claims_without_traces_are_not_evaluated() -> None:
+    from analysis.claims import run_claim
+    from analysis.surrogates.claims import CLAIMS
+
+    records = {c.id: run_claim(c, results_with(errors_where("HYPERBAND", 5))) for c in CLAIMS}
+    assert {i for i, r in records.items() if r.status == "not evaluated"} == {
+        "S6",
+        "S7",
+        "S8",
+        "S9",
+    }
