@@ -29,6 +29,7 @@ from experiments.config import (
     spec_from_config,
 )
 from experiments.results import run_filename
+from experiments.runner import RunSpec
 from experiments.single import prepare, run_and_save, summarize
 from hpo.datasets import DatasetError
 
@@ -36,6 +37,19 @@ from hpo.datasets import DatasetError
 def _single_run(cfg: DictConfig) -> None:
     spec = spec_from_config(OmegaConf.to_container(cfg, resolve=True))
     path = Path(cfg.results_dir) / run_filename(spec)
+    created = [folder for folder in (path.parent, *path.parent.parents) if not folder.exists()]
+    try:
+        _run_once(cfg, spec, path)
+    except BaseException:  # a refused run (learner, dataset, device) leaves no folder behind
+        for folder in created:  # deepest first; stops at the first one that is not empty
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
+
+
+def _run_once(cfg: DictConfig, spec: RunSpec, path: Path) -> None:
     finished, messages = prepare(path, spec, boolean("rerun_stale", cfg.rerun_stale))
     for message in messages:
         print(message, file=sys.stderr)

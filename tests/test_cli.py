@@ -53,6 +53,28 @@ def test_bad_input_exits_2_without_output(tmp_path: Path, isolated_env: dict) ->
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["optimizer=hyperband", "space=svm_rbf", "dataset=sklearn-iris"],  # no epochs
+        ["optimizer=tpe", "dataset=sklearn-digits", "space.settings.device=cuda"],
+        ["optimizer=tpe", "dataset=mnist-basic"],  # files absent: names the download
+    ],
+)
+def test_a_run_refused_at_its_start_leaves_nothing(
+    tmp_path: Path, isolated_env: dict, args: list[str]
+) -> None:
+    import torch
+
+    if "device=cuda" in args[-1] and torch.cuda.is_available():
+        pytest.skip("a GPU is present: device=cuda is valid here")
+    env = {**isolated_env, "HPO_MNIST_DIR": str(tmp_path / "no-mnist")}
+    result = _run([*args, f"results_dir={tmp_path / 'results'}"], env)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_one_run_twice_gives_the_same_file_and_never_overwrites(
     tmp_path: Path, isolated_env: dict
 ) -> None:
