@@ -2,7 +2,8 @@
 not in memory: MRBI's largest bracket (81 configurations) stays under 2 GB of RAM").
 
 One run of ``optimizer=hyperband space=ffnn_mrbi`` with the seed's MRBI plan (R = 100, η = 3),
-cut after its first bracket (s = 4: 81 → 27 → 9 → 3 → 1 configurations, 121 evaluations), on
+cut after its first bracket (``--evaluations 1``: after its first evaluation, the data's and one
+network's share of the peak; s = 4: 81 → 27 → 9 → 3 → 1 configurations, 121 evaluations), on
 random data of MRBI's shape (12,000 training + validation rows and 50,000 test rows of 784
 features, 10 classes; ``--rows`` scales the first). Each paused network is a checkpoint file;
 only the one being trained is in memory. ``--unit`` (epochs per resource unit) is small so that
@@ -54,7 +55,7 @@ def network_bytes(trace: pd.DataFrame) -> float:
     return 2 * 4 * total
 
 
-def child(rows: int, unit: float) -> None:
+def child(rows: int, unit: float, evaluations: int) -> None:
     from experiments.compose import compose_run
     from experiments.runner import run
     from hpo.dataset_types import Dataset
@@ -72,7 +73,7 @@ def child(rows: int, unit: float) -> None:
             "optimizer=hyperband",
             "space=ffnn_mrbi",
             "dataset=digits-rot-bg",
-            f"budget={FIRST_BRACKET}",
+            f"budget={evaluations}",
             "curves=false",
             "optimizer.settings.max_resource=100",
             "optimizer.settings.eta=3",
@@ -105,13 +106,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=12_000)
     parser.add_argument("--unit", type=float, default=0.05)
+    parser.add_argument(
+        "--evaluations",
+        type=int,
+        default=FIRST_BRACKET,
+        help="stop after this many (1: the data's and one network's share of the peak)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.rows, args.unit)
+        child(args.rows, args.unit, args.evaluations)
         return
     finished = subprocess.run(
-        [sys.executable, __file__, "--child", "--rows", str(args.rows), "--unit", str(args.unit)],
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            "--rows",
+            str(args.rows),
+            "--unit",
+            str(args.unit),
+            "--evaluations",
+            str(args.evaluations),
+        ],  # fmt: skip
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"},
         capture_output=True,

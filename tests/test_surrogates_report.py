@@ -174,3 +174,22 @@ def test_claims_without_traces_are_not_evaluated() -> None:
         "S8",
         "S9",
     }
+
+
+def test_svm_curves_pair_each_incumbent_with_the_fit_seconds_spent_so_far() -> None:
+    from analysis.surrogates import svm
+
+    outcomes = pd.DataFrame(
+        {
+            "part": "svm", "dataset": "d", "method": "hyperband", "run_id": "r",
+            "iteration": [1, 2, 3], "test_error": [0.3, 0.2, 0.2],
+        }
+    )  # fmt: skip
+    traces = pd.DataFrame(
+        {"part": "svm", "run_id": "r", "iteration": [3, 1, 2], "fit_seconds": [4.0, 1.0, 2.0]}
+    )
+    frame = svm.curves(outcomes, traces)
+    assert frame["seconds"].tolist() == [1.0, 3.0, 7.0]
+    assert frame["test"].tolist() == pytest.approx([30.0, 20.0, 20.0])
+    table = svm.summary(frame)
+    assert table.loc[("d", "hyperband"), "fit seconds median"] == 7.0

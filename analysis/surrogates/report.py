@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from analysis.claims import claims_display, records_frame, run_claim
 from analysis.plugins import ReportContext
 from analysis.render import FigureSet, format_number
-from analysis.surrogates import ard, claims, data, seed
+from analysis.surrogates import ard, claims, data, seed, svm
 from analysis.surrogates.results import Results
 from hpo.image_datasets import IMAGE_SETS
 
@@ -243,6 +243,30 @@ def layers_section(results: Results, write) -> str:  # noqa: ANN001
     return "\n".join(out)
 
 
+def svm_section(results: Results, write, figures: FigureSet) -> str:  # noqa: ANN001
+    if results.traces.empty or svm.PART not in set(results.traces["part"]):
+        return ""
+    frame = svm.curves(results.outcomes, results.traces)
+    table = svm.summary(frame)
+    fig, plotted = svm.figure(frame)
+    figures.add(
+        fig,
+        "surrogates_svm_seconds",
+        "Beyond the seed: RBF-SVM, median test error of the incumbent against cumulative SVM-fit "
+        "seconds (Hyperband: training-set fraction as the resource)",
+        {"medians": plotted},
+    )
+    return (
+        "## Beyond the seed: Hyperband on the Chapter-3 RBF-SVM\n\n"
+        "Hyperband (resource: the share r/R of each fold's training rows) beside `rs` and `gp` "
+        "(thesis Chapter 3) on the RBF-SVM; final test error and the search's SVM-fit seconds "
+        "(partial fits included, final retraining not). No peer reports this question.\n\n"
+        + write(svm.shown(table), "surrogates_svm", "RBF-SVM: test error and fit seconds", table)
+        + "\n"
+        + figures.markdown[-1]
+    )
+
+
 def sections(context: ReportContext) -> list[str]:
     """The report's Markdown sections, title first."""
     results = Results(context)
@@ -263,6 +287,7 @@ def sections(context: ReportContext) -> list[str]:
     out.append("## Figures\n\n" + "\n".join(figures.markdown))
     out.append(ard_section(results, write))
     out.append(layers_section(results, write))
+    out.append(svm_section(results, write, FigureSet(context.out_dir)))
     records = records_frame(run_claim(claim, results) for claim in claims.CLAIMS)
     shown, tally = claims_display(records)
     out.append(

@@ -20,8 +20,8 @@ class Results:
         has_traces = not self.traces.empty
         self.curves = data.best_so_far(self.traces) if has_traces else pd.DataFrame()
         self.configs = data.hyperband_configurations(self.traces) if has_traces else pd.DataFrame()
-        self.parts = [p for p in data.PARTS if p in set(self.errors["part"])]
-        self.parts += sorted(set(self.errors["part"]) - set(data.PARTS))
+        self.parts = [p for p in data.PARTS if p in set(self.errors["part"])]  # the seed's
+        self.outcomes = context.outcomes
 
     def part_errors(self, part: str) -> pd.DataFrame:
         return self.errors[self.errors["part"] == part]
