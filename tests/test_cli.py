@@ -57,6 +57,9 @@ def test_bad_input_exits_2_without_output(tmp_path: Path, isolated_env: dict) ->
     "args",
     [
         ["optimizer=hyperband", "space=svm_rbf", "dataset=sklearn-iris"],  # no epochs
+        ["optimizer=bohb", "space=svm_rbf", "dataset=sklearn-iris"],  # no epochs either
+        ["optimizer=bohb", "optimizer.settings.eta=1", "dataset=sklearn-digits"],  # eta < 2
+        ["optimizer=bohb", "optimizer.settings.max_resource=3", "dataset=sklearn-digits"],  # R<eta
         ["optimizer=tpe", "dataset=sklearn-digits", "space.settings.device=cuda"],
         ["optimizer=tpe", "dataset=mnist-basic"],  # files absent: names the download
     ],

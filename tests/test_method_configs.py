@@ -78,6 +78,7 @@ THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
     "smbo": ("gp", False, False, {"smbo": "best_validation"}),
     "hyperband": ("hyperband", False, False, {"hyperband": "best_validation"}),  # seed 002
     "tpe": ("tpe", False, False, {"tpe": "best_validation"}),  # seed 002
+    "bohb": ("bohb", False, False, {"bohb": "best_validation"}),  # beyond seed 002
     "skopt-gp": ("surrogate", False, False, {"skopt-gp": "best_validation"}),  # seed 002
     "skopt-rf": ("surrogate", False, False, {"skopt-rf": "best_validation"}),  # seed 002
 }
@@ -113,8 +114,8 @@ CHAPTER4_GP = {
 }
 UAI2014_DEFAULTS = {"esmbo", "ers", "smbo"}  # the ESMBO paper's SVM space and 0.4/0.3/0.3 split
 # seed 002's methods: its MNIST space; Hyperband's budget is its own plan's (§2.1.2)
-SEED002_DEFAULTS = {"hyperband", "tpe", "skopt_gp", "skopt_rf"}
-OWN_BUDGET = {"hyperband", "tpe", "skopt_gp", "skopt_rf"}  # the seed's 10 MNIST evaluations
+SEED002_DEFAULTS = {"hyperband", "bohb", "tpe", "skopt_gp", "skopt_rf"}
+OWN_BUDGET = {"hyperband", "bohb", "tpe", "skopt_gp", "skopt_rf"}  # the seed's 10 MNIST evaluations
 CONFIGS = sorted(p.stem for p in (CONF_DIR / "optimizer").glob("*.yaml"))
 
 

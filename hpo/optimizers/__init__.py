@@ -60,6 +60,12 @@ def _hyperband_class() -> type[Optimizer]:
     return Hyperband
 
 
+def _bohb_class() -> type[Optimizer]:
+    from hpo.optimizers.bohb import BOHB  # needs the optional smac package (chapter5)
+
+    return BOHB
+
+
 def _tpe_class() -> type[Optimizer]:
     from hpo.optimizers.tpe import TPEOptimizer  # needs the optional hyperopt package (tpe)
 
@@ -82,6 +88,7 @@ CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "esmbo": lambda: __import__("hpo.optimizers.esmbo", fromlist=["_"]).ESMBOOptimizer,  # UAI 2014
     "hypercube": _hypercube_class,  # seed 003 §3.4, Gonnet et al. 2010
     "hyperband": _hyperband_class,  # seed 002 §1.3.3 (Li et al. 2017)
+    "bohb": _bohb_class,  # beyond seed 002: Falkner et al. 2018 through SMAC3
     "tpe": _tpe_class,  # seed 002 §1.2.4.2 (Bergstra et al. 2011, hyperopt)
     "surrogate": _surrogate_class,  # seed 002 §2.1.2.1: skopt-style GP and random forest
 }

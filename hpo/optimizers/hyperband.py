@@ -46,13 +46,14 @@ class Rung:
     r: float
 
 
-def check_plan(max_resource: float, eta: float) -> int:
-    """``η`` as an integer ≥ 2 and ``R ≥ η``; one ``ValueError`` line otherwise."""
+def check_plan(max_resource: float, eta: float, method: str = "hyperband") -> int:
+    """``η`` as an integer ≥ 2 and ``R ≥ η``; one ``ValueError`` line (naming ``method``)
+    otherwise."""
     if not float(eta).is_integer() or eta < 2:
-        raise ValueError(f"hyperband eta must be an integer >= 2, got {eta}")
+        raise ValueError(f"{method} eta must be an integer >= 2, got {eta}")
     if not max_resource >= eta:
         raise ValueError(
-            f"hyperband max_resource R={max_resource:g} must be >= eta={int(eta)} "
+            f"{method} max_resource R={max_resource:g} must be >= eta={int(eta)} "
             f"(R is the largest resource, in units; eta the elimination factor)"
         )
     return int(eta)
@@ -70,6 +71,67 @@ def brackets(max_resource: float, eta: float) -> list[list[Rung]]:
         r = max_resource / eta**s
         plan.append([Rung(n // eta**i, r * eta**i) for i in range(s + 1)])
     return plan
+
+
+class Fidelity:
+    """The resource settings of a Hyperband-style method (``hyperband``, ``bohb``), checked once:
+    ``max_resource`` R and ``eta`` η; ``unit``: epochs per resource unit; ``resource``:
+    ``epochs`` or ``train_fraction``; ``rounding``: how a fractional number of epochs becomes
+    whole; ``iterations``: how many times the whole plan runs. Bad settings are one
+    ``ValueError`` line naming ``method``."""
+
+    def __init__(
+        self,
+        method: str,
+        max_resource: float,
+        eta: float,
+        unit: float,
+        resource: str,
+        rounding: str,
+        iterations: int,
+    ) -> None:
+        if resource not in RESOURCE_KINDS:
+            raise ValueError(
+                f"unknown {method} resource {resource!r}; valid: {', '.join(RESOURCE_KINDS)}"
+            )
+        if rounding not in ROUNDINGS:
+            raise ValueError(
+                f"unknown {method} rounding {rounding!r}; valid: {', '.join(ROUNDINGS)}"
+            )
+        if not unit > 0:
+            raise ValueError(f"{method} unit must be > 0, got {unit}")
+        if iterations < 1:
+            raise ValueError(f"{method} iterations must be >= 1, got {iterations}")
+        self.eta = check_plan(float(max_resource), eta, method)
+        self.max_resource = float(max_resource)
+        self.unit = float(unit)
+        self.resource = resource
+        self.rounding = rounding
+        self.iterations = int(iterations)
+        self.plan = brackets(self.max_resource, self.eta)
+
+    def amount(self, r: float) -> float:
+        """The resource of a proposal for ``r`` units: whole epochs, or a training share."""
+        if self.resource == "train_fraction":
+            return min(1.0, r / self.max_resource)
+        epochs = r * self.unit
+        if self.rounding == "floor":
+            whole = math.floor(epochs + 1e-9)
+        elif self.rounding == "ceil":
+            whole = math.ceil(epochs - 1e-9)
+        else:
+            whole = math.floor(epochs + 0.5)
+        return float(max(1, whole))
+
+    def schedule(self) -> list[tuple[int, float]]:
+        """(bracket s, units r) of every evaluation of the whole plan, in Hyperband's order."""
+        return [
+            (len(bracket) - 1, rung.r)
+            for _ in range(self.iterations)
+            for bracket in self.plan
+            for rung in bracket
+            for _ in range(rung.n)
+        ]
 
 
 class Hyperband(Optimizer, MultiFidelity):
@@ -92,25 +154,15 @@ class Hyperband(Optimizer, MultiFidelity):
         rounding: str = "round",
         iterations: int = 1,
     ) -> None:
+        fidelity = Fidelity("hyperband", max_resource, eta, unit, resource, rounding, iterations)
         super().__init__(space, budget, rng)
-        if resource not in RESOURCE_KINDS:
-            raise ValueError(
-                f"unknown hyperband resource {resource!r}; valid: {', '.join(RESOURCE_KINDS)}"
-            )
-        if rounding not in ROUNDINGS:
-            raise ValueError(
-                f"unknown hyperband rounding {rounding!r}; valid: {', '.join(ROUNDINGS)}"
-            )
-        if not unit > 0:
-            raise ValueError(f"hyperband unit must be > 0, got {unit}")
-        if iterations < 1:
-            raise ValueError(f"hyperband iterations must be >= 1, got {iterations}")
-        self.plan = brackets(float(max_resource), eta)
-        self.max_resource = float(max_resource)
-        self.eta = int(eta)
-        self.unit = float(unit)
-        self.resource_kind = resource
-        self.rounding = rounding
+        self.fidelity = fidelity
+        self.plan = fidelity.plan
+        self.max_resource = fidelity.max_resource
+        self.eta = fidelity.eta
+        self.unit = fidelity.unit
+        self.resource_kind = fidelity.resource
+        self.rounding = fidelity.rounding
         self._stages = [
             (len(bracket) - 1, i, rung)
             for _ in range(iterations)
@@ -124,17 +176,8 @@ class Hyperband(Optimizer, MultiFidelity):
         self._evaluations = 0
 
     def amount(self, r: float) -> float:
-        """The resource of a proposal for ``r`` units: whole epochs, or a training share."""
-        if self.resource_kind == "train_fraction":
-            return min(1.0, r / self.max_resource)
-        epochs = r * self.unit
-        if self.rounding == "floor":
-            whole = math.floor(epochs + 1e-9)
-        elif self.rounding == "ceil":
-            whole = math.ceil(epochs - 1e-9)
-        else:
-            whole = math.floor(epochs + 0.5)
-        return float(max(1, whole))
+        """The resource of a proposal for ``r`` units (:meth:`Fidelity.amount`)."""
+        return self.fidelity.amount(r)
 
     def _next_stage(self) -> None:
         """Start the next rung: fresh configurations at a bracket's first rung, else the best

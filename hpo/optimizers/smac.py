@@ -113,32 +113,35 @@ class SMACOptimizer(Optimizer):
         super().__init__(space, budget, rng)
         if impute not in IMPUTE_CHOICES:
             raise ValueError(f"unknown impute {impute!r}; valid: {', '.join(IMPUTE_CHOICES)}")
-        from smac import HyperparameterOptimizationFacade, Scenario
-
         logging.getLogger("smac").setLevel(logging.WARNING)
         self.seed = int(rng.integers(0, 2**31 - 1))
         self.configspace = to_configspace(space, self.seed)
         with tempfile.TemporaryDirectory(prefix="hpo-smac-") as directory:
             self.output_directory = Path(directory)
-            scenario = Scenario(
-                self.configspace,
-                output_directory=self.output_directory,
-                deterministic=True,
-                n_trials=budget,
-                seed=self.seed,
-            )
-            self.facade = HyperparameterOptimizationFacade(
-                scenario, target_function=None, logging_level=False, overwrite=True
-            )
+            self.facade = self._facade(self.output_directory)
         if impute == "default":
             _impute_defaults(self.facade, self.configspace)
         _order_local_search_starts(self.facade)
         self._pending: dict[int, TrialInfo] = {}
         self._asked = 0
 
-    def ask(self) -> Proposal:
-        if self._asked >= self.budget:
-            raise StopIteration(f"budget of {self.budget} evaluations exhausted")
+    def _facade(self, output_directory: Path) -> Any:
+        """SMAC's facade, built in ``output_directory`` (removed once it is built)."""
+        from smac import HyperparameterOptimizationFacade, Scenario
+
+        scenario = Scenario(
+            self.configspace,
+            output_directory=output_directory,
+            deterministic=True,
+            n_trials=self.budget,
+            seed=self.seed,
+        )
+        return HyperparameterOptimizationFacade(
+            scenario, target_function=None, logging_level=False, overwrite=True
+        )
+
+    def _next_trial(self) -> tuple[TrialInfo, dict[str, Value]]:
+        """SMAC's next trial, kept until told, and its configuration (active parameters only)."""
         with warnings.catch_warnings():  # SMAC's local search averages an empty list for a log
             warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
             warnings.filterwarnings("ignore", "invalid value encountered", RuntimeWarning)
@@ -149,6 +152,12 @@ class SMACOptimizer(Optimizer):
         config = {
             p.name: _plain(p, values[p.name]) for p in self.space.parameters if p.name in values
         }
+        return info, config
+
+    def ask(self) -> Proposal:
+        if self._asked >= self.budget:
+            raise StopIteration(f"budget of {self.budget} evaluations exhausted")
+        _, config = self._next_trial()
         return Proposal(u=None, batch=self._asked, config=config)
 
     def tell(self, proposal: Proposal, loss: float) -> None:

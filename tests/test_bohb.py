@@ -1,0 +1,171 @@
+"""BOHB-style model-based Hyperband (hpo/optimizers/bohb.py; Falkner et al. 2018) through
+SMAC3's multi-fidelity facade: its brackets are Hyperband's for the same R and eta (SMAC's own
+stage tables and the proposals' brackets and resources), it runs by name on the MNIST stand-in
+(epochs, resumed) and on the SVM (training share), one seed gives one run (also across Python's
+hash seeds), and bad settings are one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from experiments.runner import RunSpec, run
+from experiments.spaces import load_space, space_config
+from hpo.datasets import load_dataset
+from hpo.optimizers import make_optimizer, setting_names
+from hpo.optimizers.hyperband import brackets
+
+pytest.importorskip("smac")
+
+PLANS = [(50, 4), (100, 3), (9, 3), (27, 3), (4, 2)]  # the seed's MNIST and MRBI, the SVM's
+
+
+def _drive(optimizer, space, limit: int = 10_000) -> list[tuple[int, float, str]]:
+    """Run the plan with a deterministic loss of the configuration and resource: (bracket,
+    resource, configuration) of every proposal."""
+    seen = []
+    for _ in range(limit):
+        try:
+            proposal = optimizer.ask()
+        except StopIteration:
+            break
+        config = proposal.config if proposal.config is not None else space.decode(proposal.u)
+        u = space.encode(config)
+        optimizer.tell(proposal, float(np.sum((u - 0.3) ** 2) + 1.0 / proposal.resource))
+        seen.append((proposal.bracket, proposal.resource, json.dumps(config, sort_keys=True)))
+    return seen
+
+
+def test_bohb_is_registered_with_hyperbands_settings_and_its_own() -> None:
+    hyperband = setting_names("hyperband")
+    assert setting_names("bohb")[: len(hyperband)] == hyperband
+    assert setting_names("bohb")[len(hyperband) :] == ("impute", "min_points", "random_probability")
+
+
+@pytest.mark.parametrize("R, eta", PLANS)
+def test_smacs_stages_are_hyperbands_brackets(R: int, eta: int) -> None:
+    space = load_space("ffnn_mnist")
+    optimizer = make_optimizer(
+        "bohb", space, 10_000, np.random.default_rng(0), max_resource=R, eta=eta
+    )
+    intensifier = optimizer.facade._intensifier  # type: ignore[attr-defined]
+    intensifier.__post_init__()  # SMAC fills its tables when it starts iterating
+    plan = brackets(R, eta)
+    assert list(intensifier._n_configs_in_stage.values()) == [[g.n for g in b] for b in plan]
+    for budgets, bracket in zip(intensifier._budgets_in_stage.values(), plan, strict=True):
+        np.testing.assert_allclose(budgets, [g.r for g in bracket])
+
+
+@pytest.mark.parametrize("R, eta, resource", [(16, 4, "epochs"), (9, 3, "train_fraction")])
+def test_the_proposals_follow_hyperbands_plan(R: int, eta: int, resource: str) -> None:
+    """Same (bracket, resource) sequence as optimizer=hyperband; every configuration of a
+    bracket's first rung is new (SMAC drew the first rung before any result)."""
+    space = load_space("ffnn_mnist" if resource == "epochs" else "svm_rbf")
+    settings = {"max_resource": R, "eta": eta, "unit": 2.5, "resource": resource}
+    bohb, hyperband = (
+        _drive(make_optimizer(name, space, 10_000, np.random.default_rng(0), **settings), space)
+        for name in ("bohb", "hyperband")
+    )
+    assert [(b, r) for b, r, _ in bohb] == [(b, r) for b, r, _ in hyperband]
+    first_rungs = sum(bracket[0].n for bracket in brackets(R, eta))
+    assert len({c for _, _, c in bohb}) == first_rungs
+
+
+def test_a_smaller_budget_cuts_the_plan() -> None:
+    space = load_space("svm_rbf")
+    optimizer = make_optimizer(
+        "bohb", space, 5, np.random.default_rng(0), max_resource=9, eta=3, resource="train_fraction"
+    )
+    assert len(_drive(optimizer, space)) == 5
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"eta": 1}, "bohb eta must be an integer >= 2, got 1"),
+        ({"max_resource": 3, "eta": 4}, "bohb max_resource R=3 must be >= eta=4"),
+        ({"resource": "seconds"}, "unknown bohb resource 'seconds'; valid: epochs"),
+        ({"min_points": 0}, "bohb min_points must be >= 1"),
+        ({"random_probability": 2}, r"bohb random_probability must be in \[0, 1\]"),
+    ],
+)
+def test_bad_settings_are_one_line(settings: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message) as error:
+        make_optimizer("bohb", load_space("ffnn_mnist"), 10, np.random.default_rng(0), **settings)
+    assert "\n" not in str(error.value)
+
+
+def test_bohb_runs_by_name_on_the_mnist_stand_in_and_resumes_networks() -> None:
+    pytest.importorskip("torch")
+    space = {**space_config("ffnn_mnist"), "settings": {"patience": 1000, "max_epochs": 4}}
+    spec = RunSpec(
+        dataset="sklearn-digits",
+        optimizer="bohb",
+        rules={"bohb": "best_validation"},
+        space=space,
+        budget=1000,
+        optimizer_settings={"max_resource": 4, "eta": 2, "unit": 1},
+    )
+    trace = run(spec, load_dataset("sklearn-digits")).trace
+    assert trace["bracket"].tolist() == [2] * 7 + [1] * 4 + [0] * 3  # Hyperband's plan
+    assert trace["resource"].tolist() == [1] * 4 + [2] * 2 + [4] + [2] * 3 + [4] + [4] * 3
+    # promoted configurations resume: r' - r more epochs
+    assert trace["resource_spent"].tolist() == [1] * 4 + [1] * 2 + [2] + [2] * 3 + [2] + [4] * 3
+
+
+def _svm_spec() -> RunSpec:
+    return RunSpec(
+        dataset="sklearn-breast-cancer",
+        optimizer="bohb",
+        rules={"bohb": "best_validation"},
+        space=space_config("svm_rbf"),
+        budget=1000,
+        optimizer_settings={"max_resource": 4, "eta": 2, "resource": "train_fraction"},
+    )
+
+
+def test_bohb_on_the_svm_with_training_shares_is_deterministic() -> None:
+    first, second = run(_svm_spec()), run(_svm_spec())
+    assert set(first.trace["resource"]) == {0.25, 0.5, 1.0}
+    columns = ["valid_loss", "resource", "bracket", "resource_spent", "param_C", "param_gamma"]
+    assert first.trace[columns].equals(second.trace[columns])
+    assert first.outcomes["test_error"].equals(second.outcomes["test_error"])
+
+
+BOHB_TRACE = """
+import json, numpy as np
+from hpo.optimizers import make_optimizer
+from experiments.spaces import load_space
+space = load_space("ffnn_mnist")
+optimizer = make_optimizer("bohb", space, 10_000, np.random.default_rng(5), max_resource=9, eta=3)
+proposals = []
+while True:
+    try:
+        proposal = optimizer.ask()
+    except StopIteration:
+        break
+    proposals.append([proposal.config, proposal.resource])
+    u = space.encode(proposal.config)
+    optimizer.tell(proposal, float(np.sum((u - 0.3) ** 2) + 1.0 / proposal.resource))
+print(json.dumps(proposals))
+"""
+
+
+def test_bohb_proposals_do_not_depend_on_pythons_hash_seed() -> None:
+    """SMACOptimizer's fix of SMAC's hash-ordered local search holds for the facade too."""
+    outputs = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run(
+            [sys.executable, "-c", BOHB_TRACE], capture_output=True, text=True, env=env,
+            cwd=Path(__file__).resolve().parents[1], timeout=300, check=True,
+        )  # fmt: skip
+        outputs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert len(outputs[0]) == 22  # R = 9, eta = 3: (9, 3, 1), (5, 1), (3)
+    assert outputs[0] == outputs[1]
