@@ -169,3 +169,21 @@ def test_bohb_proposals_do_not_depend_on_pythons_hash_seed() -> None:
         outputs.append(json.loads(done.stdout.strip().splitlines()[-1]))
     assert len(outputs[0]) == 22  # R = 9, eta = 3: (9, 3, 1), (5, 1), (3)
     assert outputs[0] == outputs[1]
+
+
+def test_the_surrogates_svm_part_runs_bohb_on_hyperbands_plan_in_every_profile() -> None:
+    """Issue 27 item 7: bohb beside rs, gp and hyperband on the RBF-SVM, with hyperband's
+    settings (training share, R, eta), and drawn in the report's SVM figure."""
+    import yaml
+
+    from analysis.surrogates import svm
+    from experiments.config import CONF_DIR
+
+    experiment = yaml.safe_load((CONF_DIR / "experiment" / "surrogates.yaml").read_text())
+    for name, profile in experiment["profiles"].items():
+        part = profile["parts"]["svm"]
+        assert part["methods"] == ["rs", "gp", "hyperband", "bohb"], name
+        overrides = part["method_overrides"]
+        assert overrides["bohb"] == overrides["hyperband"], name
+        assert overrides["bohb"]["optimizer.settings.resource"] == "train_fraction"
+    assert set(svm.METHODS) >= {"rs", "gp", "hyperband", "bohb"}

@@ -253,12 +253,13 @@ def svm_section(results: Results, write, figures: FigureSet) -> str:  # noqa: AN
         fig,
         "surrogates_svm_seconds",
         "Beyond the seed: RBF-SVM, median test error of the incumbent against cumulative SVM-fit "
-        "seconds (Hyperband: training-set fraction as the resource)",
+        "seconds (Hyperband and BOHB: training-set fraction as the resource)",
         {"medians": plotted},
     )
     return (
-        "## Beyond the seed: Hyperband on the Chapter-3 RBF-SVM\n\n"
-        "Hyperband (resource: the share r/R of each fold's training rows) beside `rs` and `gp` "
+        "## Beyond the seed: Hyperband and BOHB on the Chapter-3 RBF-SVM\n\n"
+        "Hyperband and BOHB (SMAC3's model-based Hyperband, Falkner et al. 2018; resource: the "
+        "share r/R of each fold's training rows, the same brackets) beside `rs` and `gp` "
         "(thesis Chapter 3) on the RBF-SVM; final test error and the search's SVM-fit seconds "
         "(partial fits included, final retraining not). No peer reports this question.\n\n"
         + write(svm.shown(table), "surrogates_svm", "RBF-SVM: test error and fit seconds", table)

@@ -1,8 +1,9 @@
-"""Beyond the seed (issue 27 item 7): Hyperband with the training-set fraction as its resource
-beside random search and GP-EI on the thesis's RBF-SVM (Chapter 3), the part ``svm`` of the
-``surrogates`` experiment.
+"""Beyond the seed (issue 27 item 7): Hyperband and BOHB (model-based Hyperband, Falkner et al.
+2018) with the training-set fraction as their resource beside random search and GP-EI on the
+thesis's RBF-SVM (Chapter 3), the part ``svm`` of the ``surrogates`` experiment.
 
-What a reader asks is whether Hyperband reaches the others' test error for fewer SVM fits: the
+What a reader asks is whether Hyperband or BOHB reaches the others' test error for fewer SVM
+fits: the
 figure draws, per dataset, the median over repetitions of the incumbent's test error against the
 run's cumulative SVM-fit seconds (the trace's ``fit_seconds``: every fit of the search, partial
 ones on a share of the rows included; the final retraining is not counted); the table gives the
@@ -18,7 +19,7 @@ from matplotlib.figure import Figure
 from analysis.render import format_number
 
 PART = "svm"
-METHODS = ("rs", "gp", "hyperband")
+METHODS = ("rs", "gp", "hyperband", "bohb")
 MAX_PANELS = 9
 
 
