@@ -17,12 +17,12 @@ share ``r/R`` of the training rows), exactly as Hyperband's; ``ask`` checks that
 is the plan's ``r`` for that evaluation (a ``RuntimeError`` otherwise), and raises
 ``StopIteration`` after the last bracket of the plan (or at ``budget``).
 
-BOHB's own values where SMAC's facade has another default (Falkner et al. 2018, §4 and Table 2
-of their appendix): the model is built on a budget once it has ``d + 1`` results (``min_points``,
-SMAC's default 1), and a third of the new configurations are random (``random_probability``
-1/3, SMAC's 0.2). SMAC's initial design (random, at most a quarter of the plan's evaluations)
-and every other component keep SMAC's defaults; the seeding and the hash-seed fix are
-:class:`~hpo.optimizers.smac.SMACOptimizer`'s.
+BOHB's own values where SMAC's facade has another default (Falkner et al. 2018, §4; the
+defaults of their HpBandSter): the model is built on a budget once it has ``d + 1`` results
+(``min_points``, SMAC's default 1), and a third of the new configurations are random
+(``random_probability`` 1/3, SMAC's 0.2). SMAC's initial design (random, at most a quarter
+of the plan's evaluations) and every other component keep SMAC's defaults; the seeding and the
+hash-seed fix are :class:`~hpo.optimizers.smac.SMACOptimizer`'s.
 """
 
 from __future__ import annotations
