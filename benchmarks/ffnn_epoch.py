@@ -10,21 +10,42 @@ validation rows): the time of an epoch does not depend on the values. One thread
 setting), medians over ``--repeats``.
 
     nice -n 5 python benchmarks/ffnn_epoch.py [--repeats 5] [--epochs 3]
+
+``--json FILE`` measures instead the learner's epoch on each seed space's representative networks
+and writes the epoch-cost table that ``python -m experiments.sweep cost`` sizes the network runs
+with (``benchmarks/ffnn_epoch_costs.json``): per space (``conf/space/ffnn_*.yaml``), one network
+per depth the space allows, every hidden layer at the mean width of the units' prior (log U(18,
+1024) rounded: (high − low) / ln(high/low) = 249 units) and the mean of the dropouts' priors, and
+the mean of their epoch times weighted by the prior's depth shares (each "next layer exists" flag
+True with probability 1/2: MRBI 1, 2, 3 layers with 1/2, 1/4, 1/4). An epoch's work is affine in
+the product of neighbouring widths, so with independent widths the mean width gives the mean
+epoch. Both seed datasets have this benchmark's shape (10,000 × 784, 10 classes, 2,000
+validation rows; spec B3.1).
+
+    nice -n 5 python benchmarks/ffnn_epoch.py --json benchmarks/ffnn_epoch_costs.json
+
+On a GPU, ``--device cuda`` measures the GPU's epoch (the table then costs GPU-hours).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import statistics
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
+import yaml
 from torch import nn
 
 from hpo.learners import FitGuard, make_estimator
 
 N_TRAIN, N_VALID, N_FEATURES, N_CLASSES, BATCH = 10_000, 2_000, 784, 10, 32
+SPACE_DIR = Path(__file__).resolve().parents[1] / "conf" / "space"
+SEED_SPACES = ("ffnn_mnist", "ffnn_mrbi")
 CASES = {  # name -> (units per hidden layer, input dropout, hidden dropout)
     "1 x 100, no dropout": ((100,), 0.0, 0.0),
     "1 x 500, no dropout": ((500,), 0.0, 0.0),
@@ -32,9 +53,12 @@ CASES = {  # name -> (units per hidden layer, input dropout, hidden dropout)
 }
 
 
-def ours(units: tuple[int, ...], input_dropout: float, dropout: float, data, epochs: int) -> float:
+def ours(
+    units: tuple[int, ...], input_dropout: float, dropout: float, data, epochs: int, device="cpu"
+) -> float:
     X, y, Xv, yv = data
     config: dict[str, object] = {
+        "device": device,
         "learning_rate": 0.01,
         "decay": 1e-4,
         "input_dropout": input_dropout,
@@ -86,10 +110,64 @@ def plain(units: tuple[int, ...], input_dropout: float, dropout: float, data, ep
     return (time.perf_counter() - start) / epochs
 
 
+def _mean(prior: dict | None) -> float:
+    """The mean of a uniform real prior (0 when the space has no such parameter)."""
+    return 0.0 if prior is None else (prior["low"] + prior["high"]) / 2
+
+
+def representative_networks(space: dict) -> list[tuple[float, tuple[int, ...], float, float]]:
+    """(prior share, units per hidden layer, input dropout, dropout) of one network per depth
+    the space allows, at the mean width and mean dropouts of its priors (module docstring)."""
+    parameters = space["parameters"]
+    units = parameters["units_1"]
+    width = round((units["high"] - units["low"]) / math.log(units["high"] / units["low"]))
+    depth = 1 + sum(f"layer_{k}" in parameters for k in (2, 3))
+    shares = [0.5**k for k in range(1, depth)] + [0.5 ** (depth - 1)]
+    dropouts = _mean(parameters.get("input_dropout")), _mean(parameters.get("dropout_1"))
+    return [(share, (width,) * (k + 1), *dropouts) for k, share in enumerate(shares)]
+
+
+def epoch_costs(data, repeats: int, epochs: int, device: str) -> dict[str, dict]:
+    """Per seed space: its representative networks' median seconds per epoch and their mean."""
+    costs = {}
+    for name in SEED_SPACES:
+        space = yaml.safe_load((SPACE_DIR / f"{name}.yaml").read_text())
+        networks = []
+        for share, units, input_dropout, dropout in representative_networks(space):
+            times = [ours(units, input_dropout, dropout, data, epochs, device)
+                     for _ in range(repeats)]  # fmt: skip
+            network = {"share": share, "units": list(units), "input_dropout": input_dropout}
+            network.update(dropout=dropout, seconds_per_epoch=statistics.median(times))
+            networks.append(network)
+            print(f"{name}: {networks[-1]}")
+        mean = sum(n["share"] * n["seconds_per_epoch"] for n in networks)
+        costs[name] = {"seconds_per_epoch": mean, "networks": networks}
+    return costs
+
+
+def write_costs(path: str, data, repeats: int, epochs: int, device: str) -> None:
+    """The epoch-cost table (``--json``), with the command and date, as throughput_costs.json."""
+    record = {
+        "command": f"python benchmarks/ffnn_epoch.py --repeats {repeats} --epochs {epochs} "
+        f"--device {device} --json {path}",
+        "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "device": device,
+        "threads": 1,
+        "repeats": repeats,
+        "epochs": epochs,
+        "data": f"{N_TRAIN} training rows x {N_FEATURES} features, {N_CLASSES} classes, "
+        f"{N_VALID} validation rows, batch {BATCH} (MNIST-basic and MRBI alike)",
+        "spaces": epoch_costs(data, repeats, epochs, device),
+    }
+    Path(path).write_text(json.dumps(record, indent=1) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--json", default=None, help="write the seed spaces' epoch-cost table")
+    parser.add_argument("--device", default="cpu", help="--json: the learner's device (cpu, cuda)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     rng = np.random.default_rng(0)
@@ -99,6 +177,9 @@ def main() -> None:
         rng.normal(size=(N_VALID, N_FEATURES)).astype(np.float32),
         rng.integers(0, N_CLASSES, N_VALID),
     )
+    if args.json:
+        write_costs(args.json, data, args.repeats, args.epochs, args.device)
+        return
     print(f"seconds per epoch, median of {args.repeats} ({args.epochs} epochs each), 1 thread")
     print(f"{'network':24} {'ours':>8} {'plain':>8} {'ratio':>6}")
     for name, (units, input_dropout, dropout) in CASES.items():
