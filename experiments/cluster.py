@@ -10,6 +10,24 @@ Run costs come from the throughput benchmark (``benchmarks/throughput.py --json`
 family, protocol and |D_TVS| size bin (the bins of thesis Fig 3.4). A run's estimate is its
 cell's mean scaled linearly to the run's budget, so the paper profile's estimate is the
 benchmark's projection recomputed run by run.
+
+Two kinds of run are costed otherwise (the ``surrogates`` experiment, seed 002):
+
+* A **network** run (a learner trained by epochs, ``ffnn``) costs its epochs × the seconds per
+  epoch of its space's representative network, measured by ``benchmarks/ffnn_epoch.py --json`` and
+  checked in as ``benchmarks/ffnn_epoch_costs.json``. Its epochs: budget × the epoch cap for a
+  method that evaluates fully (an upper bound: early stopping stops sooner); for ``hyperband`` and
+  ``bohb`` the epochs of their plan, resumed (:func:`plan_epochs`, on
+  :class:`hpo.optimizers.hyperband.Fidelity`'s brackets); plus the retraining of each distinct
+  incumbent up to the cap, counted as the expected number of records among n evaluations in
+  random order (the harmonic number H_n).
+* A ``hyperband`` or ``bohb`` run on the **training-set fraction** costs the table's ``rs`` cell
+  scaled by its plan's full-training-set equivalents (the sum of r/R over its evaluations) instead
+  of its budget: an upper bound, as a fit on a share of the rows costs less than that share
+  (libsvm's time grows faster than linearly in the rows).
+
+``GPU_SPEEDUP`` (an assumption, not measured: no GPU was at hand) turns the network runs'
+core-hours into the GPU-hours the cost line projects.
 """
 
 from __future__ import annotations
@@ -27,6 +45,8 @@ import pandas as pd
 
 from experiments.config import CONF_DIR, UsageError
 from hpo.datasets import catalog, resolve_name
+from hpo.learners import learner_resources
+from hpo.optimizers.hyperband import Fidelity
 
 COSTS_FILE = Path(__file__).resolve().parents[1] / "benchmarks" / "throughput_costs.json"
 SIZE_BINS = (0, 133, 455, 1403, 10**6)  # Fig 3.4 bins of |D_TVS| (thesis §3.4)
@@ -36,6 +56,11 @@ TIMEOUT_MARGIN = 3.0  # a shard's timeout: this many times its estimate (bin mea
 BASE_MEMORY_GB = 0.5  # interpreter, libraries, one dataset
 MEMORY_SETTINGS = ["distance_cache_mb", "cache_size_mb"]  # fit guard settings memory depends on
 GRAM_FOLDS = 5  # squared-distance matrices a 5-fold run keeps (one per fold)
+EPOCH_COSTS_FILE = COSTS_FILE.with_name("ffnn_epoch_costs.json")
+MULTI_FIDELITY = ("hyperband", "bohb")  # methods that run Hyperband's plan, not their budget
+FIDELITY_SETTINGS = ("max_resource", "eta", "unit", "resource", "rounding", "iterations")
+FULL_FIT_FAMILY = "rs"  # the table family whose cells give the cost of one full fit
+GPU_SPEEDUP = 10.0  # [assumption] a GPU epoch of these small MLPs vs one CPU core (not measured)
 
 
 # --------------------------------------------------------------------------- size bins
@@ -93,6 +118,7 @@ class Estimate:
     longest_shard_hours: float
     longest_run_hours: float
     memory_gb: float
+    network_core_hours: float = 0.0  # the runs costed by epochs (those a GPU would speed up)
 
     @property
     def suggested_timeout_min(self) -> int:
@@ -103,10 +129,10 @@ class Estimate:
         return math.ceil(self.memory_gb * 1.25)
 
 
-def run_seconds(runs: pd.DataFrame, costs: pd.Series) -> np.ndarray:
-    """Estimated seconds of each run (columns family, protocol, bin, budget); a cell the table
-    lacks raises :class:`UsageError`."""
-    keys = pd.MultiIndex.from_frame(runs[["family", "protocol", "bin"]])
+def table_seconds(runs: pd.DataFrame, costs: pd.Series) -> np.ndarray:
+    """Estimated seconds of runs costed by the table (columns cost_family, protocol, bin,
+    evaluations); a cell the table lacks raises :class:`UsageError`."""
+    keys = pd.MultiIndex.from_frame(runs[["cost_family", "protocol", "bin"]])
     seconds = costs.reindex(keys).to_numpy()
     if np.isnan(seconds).any():
         missing = sorted(set(keys[np.isnan(seconds)]))
@@ -115,7 +141,100 @@ def run_seconds(runs: pd.DataFrame, costs: pd.Series) -> np.ndarray:
             "Chapter 3's runs (benchmarks/throughput.py); Chapter 5's paper profile is "
             "projected by benchmarks/throughput_chapter5.py"
         )
-    return seconds * runs["budget"].to_numpy() / COST_BUDGET
+    return seconds * runs["evaluations"].to_numpy() / COST_BUDGET
+
+
+def network_seconds(runs: pd.DataFrame, epoch_costs: pd.Series) -> np.ndarray:
+    """Estimated seconds of network runs (columns space, epochs); a space the epoch-cost table
+    lacks raises :class:`UsageError`."""
+    seconds = epoch_costs.reindex(runs["space"]).to_numpy()
+    if np.isnan(seconds).any():
+        missing = sorted(set(runs["space"][np.isnan(seconds)]))
+        raise UsageError(
+            f"the epoch-cost table has no cost for the spaces {missing}; measure them with "
+            "python benchmarks/ffnn_epoch.py --json benchmarks/ffnn_epoch_costs.json"
+        )
+    return seconds * runs["epochs"].to_numpy()
+
+
+def run_seconds(
+    runs: pd.DataFrame, costs: pd.Series, epoch_costs: pd.Series | None = None
+) -> np.ndarray:
+    """Estimated seconds of each run: by epochs for network runs (``epochs`` > 0), else by the
+    run-cost table."""
+    network = runs["epochs"].to_numpy() > 0
+    seconds = np.zeros(len(runs))
+    seconds[~network] = table_seconds(runs[~network], costs)
+    if network.any():
+        epoch_costs = pd.Series(dtype=float) if epoch_costs is None else epoch_costs
+        seconds[network] = network_seconds(runs[network], epoch_costs)
+    return seconds
+
+
+# ------------------------------------------------------------ networks and Hyperband plans
+
+
+def load_epoch_costs(path: Path = EPOCH_COSTS_FILE) -> pd.Series:
+    """Seconds per epoch of each seed space's representative network, indexed by space name,
+    from ``benchmarks/ffnn_epoch.py --json``."""
+    try:
+        spaces = json.loads(Path(path).read_text())["spaces"]
+    except (OSError, ValueError, KeyError) as err:
+        raise UsageError(f"cannot read the epoch-cost table {path}: {err}") from err
+    return pd.Series({name: float(cell["seconds_per_epoch"]) for name, cell in spaces.items()})
+
+
+def fidelity(method: str, settings: Mapping[str, Any]) -> Fidelity:
+    """The Hyperband plan of a ``hyperband`` or ``bohb`` run, from its optimizer settings."""
+    return Fidelity(method, **{key: settings[key] for key in FIDELITY_SETTINGS})
+
+
+def plan_epochs(plan: Fidelity) -> float:
+    """Epochs a run of ``plan`` trains when every configuration resumes from its last rung (no
+    early stopping): each rung's survivors train the difference to its resource."""
+    total = 0.0
+    for bracket in plan.plan:
+        previous = 0.0
+        for rung in bracket:
+            total += rung.n * (plan.amount(rung.r) - previous)
+            previous = plan.amount(rung.r)
+    return total * plan.iterations
+
+
+def plan_full_fits(plan: Fidelity) -> float:
+    """Full-training-set equivalents of a ``train_fraction`` plan: the sum of r/R over its
+    evaluations (each a fresh fit on that share of the rows)."""
+    return sum(plan.amount(r) for _, r in plan.schedule())
+
+
+def expected_incumbents(evaluations: int) -> float:
+    """The expected number of records among ``evaluations`` losses in random order (H_n): the
+    distinct incumbents a run retrains."""
+    return float(sum(1 / k for k in range(1, evaluations + 1)))
+
+
+def run_cost_units(spec: Any) -> dict[str, Any]:
+    """What a run's cost scales with: for a network run its ``epochs`` (evaluations and
+    retraining); else its ``evaluations`` in full fits and the table family that costs them."""
+    settings = spec.space.get("settings") or {}
+    learner = spec.space.get("learner")
+    network = learner is not None and "epochs" in learner_resources(learner)
+    multi = spec.optimizer in MULTI_FIDELITY
+    plan = fidelity(spec.optimizer, spec.optimizer_settings) if multi else None
+    n_evaluations = spec.budget if plan is None else min(spec.budget, len(plan.schedule()))
+    if network:
+        cap = float(settings["max_epochs"])
+        if plan is None:
+            trained = spec.budget * cap
+        elif plan.resource == "epochs":
+            trained = plan_epochs(plan)
+        else:  # a share of the rows, trained to the cap
+            trained = plan_full_fits(plan) * cap
+        retrained = expected_incumbents(n_evaluations) * cap
+        return {"epochs": trained + retrained, "evaluations": 0.0, "cost_family": spec.optimizer}
+    if plan is None:
+        return {"epochs": 0.0, "evaluations": float(spec.budget), "cost_family": spec.optimizer}
+    return {"epochs": 0.0, "evaluations": plan_full_fits(plan), "cost_family": FULL_FIT_FAMILY}
 
 
 def memory_gb(train_rows: int, distance_cache_mb: float, libsvm_cache_mb: float) -> float:
@@ -127,10 +246,13 @@ def memory_gb(train_rows: int, distance_cache_mb: float, libsvm_cache_mb: float)
     return BASE_MEMORY_GB + (distances_mb + matrix_mb + libsvm_cache_mb) / 1024
 
 
-def estimate(runs: pd.DataFrame, costs: pd.Series, n_shards: int) -> Estimate:
-    """The estimate for ``runs`` (one row per run: family, protocol, bin, budget, train_rows,
-    distance_cache_mb, cache_size_mb), sharded as ``run.py`` does (shard i: runs i, i+k, ...)."""
-    seconds = run_seconds(runs, costs)
+def estimate(
+    runs: pd.DataFrame, costs: pd.Series, n_shards: int, epoch_costs: pd.Series | None = None
+) -> Estimate:
+    """The estimate for ``runs`` (one row per run: cost_family, protocol, bin, evaluations,
+    epochs, space, train_rows, distance_cache_mb, cache_size_mb), sharded as ``run.py`` does
+    (shard i: runs i, i+k, ...)."""
+    seconds = run_seconds(runs, costs, epoch_costs)
     shard_seconds = np.bincount(np.arange(len(runs)) % n_shards, seconds, minlength=n_shards)
     memory = max(
         memory_gb(row.train_rows, row.distance_cache_mb, row.cache_size_mb)
@@ -143,6 +265,7 @@ def estimate(runs: pd.DataFrame, costs: pd.Series, n_shards: int) -> Estimate:
         longest_shard_hours=float(shard_seconds.max()) / 3600,
         longest_run_hours=float(seconds.max()) / 3600,
         memory_gb=memory,
+        network_core_hours=float(seconds[runs["epochs"].to_numpy() > 0].sum()) / 3600,
     )
 
 
@@ -154,11 +277,14 @@ def runs_table(runs: Sequence[Any]) -> pd.DataFrame:
             "family": [run.spec.optimizer for run in runs],
             "protocol": [run.spec.protocol_name for run in runs],
             "budget": [run.spec.budget for run in runs],
+            "method": [run.spec.run_method for run in runs],
+            "space": [run.spec.space_name for run in runs],
             "tvs": [sizes[run.spec.dataset] for run in runs],
             "train_cap": [run.spec.protocol.train_cap or 0 for run in runs],
             **{key: [getattr(run.spec.fit_guard, key) for run in runs] for key in MEMORY_SETTINGS},
         }
     )
+    table = table.join(pd.DataFrame([run_cost_units(run.spec) for run in runs]))
     table["bin"] = size_bin(table["tvs"].to_numpy())
     capped = table["train_cap"].where(table["train_cap"] > 0, table["tvs"])
     table["train_rows"] = table["tvs"].clip(upper=capped)  # the protocol's training cap
@@ -196,7 +322,8 @@ def report(name: str, profile: str, estimate: Estimate, max_array_size: int) -> 
         f"{name}/{profile}: {e.n_runs} runs in {e.n_shards} shards (up to {per_shard} runs each)",
         f"job array: {e.n_shards} jobs (MaxArraySize {max_array_size})",
         f"estimated cost: {e.core_hours:,.2f} core-hours "
-        f"(from {COSTS_FILE.name}: mean run cost per family, protocol and size bin)",
+        f"(from {COSTS_FILE.name}: mean run cost per family, protocol and size bin"
+        + (f"; network runs by epochs, {EPOCH_COSTS_FILE.name})" if e.network_core_hours else ")"),
         f"longest shard: {e.longest_shard_hours:,.2f} h; longest run: "
         f"{60 * e.longest_run_hours:,.2f} min",
         f"memory per job: {e.memory_gb:.1f} GB at most -> mem_gb={e.suggested_mem_gb}",
@@ -210,6 +337,66 @@ def report(name: str, profile: str, estimate: Estimate, max_array_size: int) -> 
     return lines
 
 
+def network_lines(runs: pd.DataFrame, epoch_costs: pd.Series, core_hours: float) -> list[str]:
+    """The lines on the runs costed by epochs, with their assumptions (none without such runs)."""
+    network = runs[runs["epochs"] > 0]
+    if network.empty:
+        return []
+    per_run = network.groupby(["space", "method"], sort=False)["epochs"].mean()
+    spaces = {space: ", ".join(f"{family} {epochs:,.0f}" for (_, family), epochs in group.items())
+              for space, group in per_run.groupby(level=0, sort=False)}  # fmt: skip
+    return [
+        f"network runs: {len(network)} runs, {network['epochs'].sum():,.0f} epochs at most, "
+        f"{core_hours:,.2f} core-hours at "
+        + ", ".join(f"{epoch_costs[space]:.3f} s/epoch ({space})" for space in spaces),
+        *(f"  epochs per run, {space}: {text}" for space, text in spaces.items()),
+        "  assumption: a method evaluating fully trains budget x the epoch cap, hyperband and "
+        "bohb the epochs of their plan, resumed: upper bounds, early stopping stops sooner",
+        "  assumption: each run retrains its distinct incumbents up to the cap, H_n of its n "
+        "evaluations (the expected records in random order)",
+        "  assumption: an epoch costs as the space's representative network (mean widths, the "
+        "prior's depth shares) on 10,000 x 784 rows, one CPU thread",
+    ]
+
+
+def train_fraction_lines(runs: pd.DataFrame) -> list[str]:
+    """The line on Hyperband-style runs on a share of the rows (none without such runs)."""
+    shares = runs[runs["family"].isin(MULTI_FIDELITY) & (runs["epochs"] == 0)]
+    if shares.empty:
+        return []
+    fits = ", ".join(f"{f:,.1f}" for f in sorted(shares["evaluations"].unique()))
+    return [
+        f"{'/'.join(shares['family'].unique())} on train_fraction ({len(shares)} runs): the "
+        f"{FULL_FIT_FAMILY} cell x the plan's full-training-set equivalents (sum of r/R: {fits} "
+        "per run) instead of the budget: an upper bound, a fit on a share of the rows costs "
+        "less than that share (libsvm is superlinear in the rows)"
+    ]
+
+
+def gpu_line(estimate: Estimate, speedup: float = GPU_SPEEDUP) -> list[str]:
+    """What a GPU changes: the network runs' hours at an assumed speed-up (none without them)."""
+    e = estimate
+    if not e.network_core_hours:
+        return []
+    return [
+        f"on a GPU: the network runs' {e.network_core_hours:,.2f} core-hours become about "
+        f"{e.network_core_hours / speedup:,.2f} GPU-hours at an assumed {speedup:g}x speed-up "
+        "(GPU_SPEEDUP, not measured: no GPU here), the other "
+        f"{e.core_hours - e.network_core_hours:,.2f} core-hours stay on CPU; add "
+        "`space.settings.device: cuda` to the network parts' overrides and re-measure the epoch "
+        "there: python benchmarks/ffnn_epoch.py --device cuda --json FILE"
+    ]
+
+
+def epoch_costs_provenance(path: Path = EPOCH_COSTS_FILE) -> str:
+    """Where the epoch-cost table comes from: the benchmark's command and date."""
+    table = json.loads(Path(path).read_text())
+    return (
+        f"epoch costs: {Path(path).name}, measured {table.get('measured', '?')} by "
+        f"`{table.get('command', '?')}`"
+    )
+
+
 def print_cost(
     name: str,
     profile: str,
@@ -217,16 +404,24 @@ def print_cost(
     n_shards: int,
     max_array_size: int = MAX_ARRAY_SIZE,
     costs_file: Path = COSTS_FILE,
+    epoch_costs_file: Path = EPOCH_COSTS_FILE,
 ) -> int:
     """Print the cost of submitting ``runs`` in ``n_shards`` shards; returns the exit code."""
     check_submission(n_shards, max_array_size)
     if not runs:
         raise UsageError(f"{name}/{profile} has no runs")
     table = runs_table(runs)
-    for line in report(name, profile, estimate(table, load_costs(costs_file), n_shards),
-                       max_array_size):  # fmt: skip
+    networks = bool((table["epochs"] > 0).any())
+    epoch_costs = load_epoch_costs(epoch_costs_file) if networks else None
+    result = estimate(table, load_costs(costs_file), n_shards, epoch_costs)
+    for line in report(name, profile, result, max_array_size):
+        print(line)
+    lines = network_lines(table, epoch_costs, result.network_core_hours) if networks else []
+    for line in [*lines, *train_fraction_lines(table), *gpu_line(result)]:
         print(line)
     print(costs_provenance(costs_file))
+    if networks:
+        print(epoch_costs_provenance(epoch_costs_file))
     warning = array_warning(len(runs), n_shards, max_array_size)
     if warning:
         print(warning, file=sys.stderr)

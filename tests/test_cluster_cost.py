@@ -33,6 +33,7 @@ STUB_COSTS = pd.Series(
 
 def _runs(*rows: tuple[str, str, int, int]) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=[*KEYS, "budget"])
+    table = table.assign(cost_family=table["family"], evaluations=table["budget"], epochs=0.0)
     return table.assign(train_rows=100, distance_cache_mb=1024, cache_size_mb=500)
 
 
