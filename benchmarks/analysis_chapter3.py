@@ -12,7 +12,8 @@ another thesis dataset and repetition, with its own run ids), written as one con
         [--datasets 117] [--repetitions 20] [--keep DIR]
 
 Prints rows, seconds and peak MB beside the targets (5 s, 1 GB), with the figures written as PNG
-and PDF (the default) and as PNG only (``--no-pdf``), and a projection to the paper
+and PDF (the default), as PNG only (``--no-pdf``) and not drawn (``--no-figures``: tables, claims
+and the plotted data, the lean report), and a projection to the paper
 profile (118 datasets x 20 repetitions x budget 100, Table 3.1's 14 methods + the pm part).
 """
 
@@ -113,6 +114,7 @@ def main() -> None:
         timings = {
             "png and pdf (default)": time_report(folder),
             "png only (--no-pdf)": time_report(folder, "--no-pdf"),
+            "none (--no-figures)": time_report(folder, "--no-figures"),
         }
     per_run_rows = len(table) / table["run_id"].nunique()
     budget = int(table["budget"].max())

@@ -259,3 +259,20 @@ def test_markdown_cells_may_contain_pipes() -> None:
     assert len(lines) == 3
     # every line splits into the same 3 cells on the unescaped separators
     assert {len(re.split(r"(?<!\\)\|", line)) - 2 for line in lines} == {3}
+
+
+def test_no_figures_writes_every_table_and_no_figure(tmp_path: Path) -> None:
+    """``--no-figures`` (issue 26's lean report): the same tables and plotted data as the full
+    report, no figure file and no link to one, and a note where each figure would be."""
+    folder = write_consolidated(tmp_path / "consolidated", outcome_rows())
+    assert main([str(folder), "--out", str(tmp_path / "full")]) == 0
+    assert main([str(folder), "--out", str(tmp_path / "lean"), "--no-figures"]) == 0
+    assert not (tmp_path / "lean" / "figures").exists()
+    full_tables = sorted(path.name for path in (tmp_path / "full" / "tables").iterdir())
+    assert full_tables == sorted(path.name for path in (tmp_path / "lean" / "tables").iterdir())
+    for name in full_tables:
+        full, lean = (tmp_path / kind / "tables" / name for kind in ("full", "lean"))
+        assert full.read_bytes() == lean.read_bytes(), name
+    report = (tmp_path / "lean" / "report.md").read_text()
+    assert "(figures/" not in report
+    assert report.count(figures.NOT_DRAWN) >= 5  # Figs 3.1, 3.3, 3.4, 3.5 and the CD diagrams
