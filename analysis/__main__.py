@@ -1,5 +1,5 @@
 """Command line: ``python -m analysis <results dir> [--chapter NAME] [--out DIR]
-[--fig31-dataset NAME] [--no-pdf]``.
+[--fig31-dataset NAME] [--no-pdf | --no-figures]``.
 
 Re-runs only the analysis on existing results (a sweep folder ``results/<experiment>/<profile>``
 or a consolidated folder) and writes the report of the chapter plug-in chosen from the results
@@ -41,10 +41,17 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="dataset of Fig 3.1 (default: the smoke profile's first dataset)",
     )
-    parser.add_argument(
+    drawn = parser.add_mutually_exclusive_group()
+    drawn.add_argument(
         "--no-pdf",
         action="store_true",
         help="write figures as PNG only (the report links PNGs; PDF doubles the drawing time)",
+    )
+    drawn.add_argument(
+        "--no-figures",
+        action="store_true",
+        help="draw no figure: tables, claims and the plotted data only (the lean report of a "
+        "paper-scale result set; drawing is most of its time)",
     )
     return parser
 
@@ -57,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     try:
-        with figures.formats(*(("png",) if args.no_pdf else ("png", "pdf"))):
+        suffixes = () if args.no_figures else ("png",) if args.no_pdf else ("png", "pdf")
+        with figures.formats(*suffixes):
             report = write_report(args.results, args.out, args.fig31_dataset, args.chapter)
     except FileNotFoundError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -15,27 +15,31 @@ Drawing uses ``scikit_posthocs.critical_difference_diagram`` on a plain ``matplo
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import scikit_posthocs
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
-from matplotlib.transforms import offset_copy
 
 from analysis import figures, stats
+
+if TYPE_CHECKING:  # matplotlib is imported only when a diagram is drawn (--no-figures)
+    from matplotlib.axes import Axes
 
 _LABEL_LEFT = "{label} ({rank:.2f})"
 _LABEL_RIGHT = "({rank:.2f}) {label}"
 
 
 def _new_axes(n_methods: int) -> Axes:
+    from matplotlib.figure import Figure
+
     figure = Figure(figsize=(7.5, 1.2 + 0.22 * n_methods), layout="constrained")
     return figure.add_subplot()
 
 
 def _draw_cd_interval(ax: Axes, start: float, cd: float) -> None:
     """Demšar-style CD interval above the rank axis (and its tick labels), from ``start``."""
+    from matplotlib.transforms import offset_copy
+
     left, right = ax.get_xlim()
     ax.set_xlim(left, max(right, start + cd + 0.05 * (right - left)))
     bar_style = {"color": "black", "linewidth": 1.5, "clip_on": False}
@@ -55,6 +59,8 @@ def _draw(
     title: str,
     show_cd: bool,
 ) -> Axes:
+    import scikit_posthocs  # it imports matplotlib: only when a diagram is drawn
+
     ranks = stats.average_ranks(scores)
     ax = ax if ax is not None else _new_axes(len(ranks))
     scikit_posthocs.critical_difference_diagram(
@@ -78,6 +84,8 @@ def plot_nemenyi_diagram(
     scores: pd.DataFrame, alpha: float = 0.05, ax: Axes | None = None, title: str | None = None
 ) -> Axes:
     """Nemenyi CD diagram: bars join methods the Nemenyi test does not separate at ``alpha``."""
+    import scikit_posthocs
+
     values = stats.check_scores(scores)
     sig_matrix = scikit_posthocs.posthoc_nemenyi_friedman(values)
     result = stats.friedman(values)
@@ -108,6 +116,8 @@ def save_cd_diagrams(
     """Save both diagrams as ``{name}_cd_nemenyi`` and ``{name}_cd_wilcoxon_holm``, in the formats
     of ``analysis.figures.save``."""
     written: list[Path] = []
+    if not figures.drawing():
+        return written
     for variant, plot in (
         ("nemenyi", plot_nemenyi_diagram),
         ("wilcoxon_holm", plot_wilcoxon_holm_diagram),
@@ -115,3 +125,15 @@ def save_cd_diagrams(
         ax = plot(scores, alpha=alpha)
         written += figures.save(ax.figure, out_dir, f"{name}_cd_{variant}")
     return written
+
+
+def save_and_link(scores: pd.DataFrame, out_dir: Path, name: str) -> str:
+    """Save both diagrams in ``out_dir/figures`` (:func:`save_cd_diagrams`); the report's markdown
+    for them: the Nemenyi image and a link to the Wilcoxon–Holm one, or a note when figures are
+    off (``--no-figures``)."""
+    if not save_cd_diagrams(scores, out_dir / "figures", name):
+        return figures.NOT_DRAWN
+    return (
+        f"![Nemenyi](figures/{name}_cd_nemenyi.png) "
+        f"[Wilcoxon–Holm](figures/{name}_cd_wilcoxon_holm.png)"
+    )

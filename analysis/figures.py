@@ -12,11 +12,14 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn (--no-figures)
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 PROTOCOL_PANELS = {"holdout": "hold-out", "cv5": "5-fold"}
 
@@ -38,14 +41,16 @@ def series_style(method: str) -> dict[str, object]:
 
 
 # The formats every figure is written in: PNG for the Markdown report, PDF for papers. Drawing
-# dominates a report's time (issue 26), so ``python -m analysis --no-pdf`` leaves PDF out.
+# dominates a report's time (issue 26), so ``python -m analysis --no-pdf`` leaves PDF out and
+# ``--no-figures`` (no formats) draws none: tables, claims and the plotted data are still written.
 _FORMATS: ContextVar[tuple[str, ...]] = ContextVar("figure_formats", default=("png", "pdf"))
 
 
 @contextmanager
 def formats(*suffixes: str) -> Iterator[None]:
-    """Within the block, :func:`save` writes ``suffixes`` (``"png"`` first: the report links it)."""
-    if not suffixes or suffixes[0] != "png" or not set(suffixes) <= {"png", "pdf", "svg"}:
+    """Within the block, :func:`save` writes ``suffixes`` (``"png"`` first: the report links it);
+    no suffixes: no figure is drawn (:func:`drawing` is false)."""
+    if suffixes and (suffixes[0] != "png" or not set(suffixes) <= {"png", "pdf", "svg"}):
         raise ValueError(f"figure formats must start with png (png, pdf, svg), got {suffixes}")
     token = _FORMATS.set(suffixes)
     try:
@@ -54,11 +59,21 @@ def formats(*suffixes: str) -> Iterator[None]:
         _FORMATS.reset(token)
 
 
+def drawing() -> bool:
+    """Whether figures are drawn (not within ``formats()`` with no suffixes: ``--no-figures``)."""
+    return bool(_FORMATS.get())
+
+
+NOT_DRAWN = "not drawn (`--no-figures`)"
+
+
 def save(figure: Figure, out_dir: str | Path, name: str) -> list[Path]:
-    """Write ``figure`` to ``out_dir/name.png`` and ``.pdf`` (see :func:`formats`); the paths."""
+    """Write ``figure`` to ``out_dir/name.png`` and ``.pdf`` (see :func:`formats`); the paths
+    (none when figures are off)."""
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / f"{name}.{suffix}" for suffix in _FORMATS.get()]
+    if paths:
+        out_dir.mkdir(parents=True, exist_ok=True)
     for path in paths:
         figure.savefig(path, dpi=150, bbox_inches="tight")
     return paths
@@ -96,6 +111,8 @@ def overtuning_figure(
 
     ``curves[protocol]``: iteration × method (each method at its own iterations).
     """
+    from matplotlib.figure import Figure
+
     figure = Figure(figsize=(10, 4), layout="constrained")
     axes = figure.subplots(1, 2, sharey=True, squeeze=False)[0]
     for ax, (protocol, label) in zip(axes, PROTOCOL_PANELS.items(), strict=True):

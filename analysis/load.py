@@ -36,6 +36,9 @@ OUTCOME_COLUMNS = (
     "experiment", "git_revision", "versions", "run_seconds", "finished_at",
     "space", "learner", "n_members", "members", "distinct_valid_losses",
 )  # fmt: skip
+NAME_COLUMNS = (
+    "run_id", "method", "dataset", "protocol", "part", "experiment", "space", "learner",
+)  # fmt: skip
 UNREADABLE = "unreadable_files"  # ``DataFrame.attrs`` key: results files skipped, with the error
 PROTOCOLS = ("holdout", "cv5")
 PROTOCOL_LABELS = {"holdout": "hold-out", "cv5": "5-fold"}
@@ -172,6 +175,17 @@ def load_traces(folder: str | Path) -> pd.DataFrame:
     return frame.astype({"part": "string"}).reset_index(drop=True)
 
 
+def with_categorical_names(outcomes: pd.DataFrame) -> pd.DataFrame:
+    """``outcomes`` with the :data:`NAME_COLUMNS` as categoricals (issue 26): grouping by
+    Arrow-backed strings factorizes them again for every groupby, a large share of a paper-scale
+    report's statistics time. For plug-ins that only read those columns (``ChapterPlugin.
+    categorical_names``); aggregates keep plain string labels (:func:`per_dataset_errors`)."""
+    names = [column for column in NAME_COLUMNS if column in outcomes.columns]
+    converted = outcomes.astype(dict.fromkeys(names, "category"))
+    converted.attrs = outcomes.attrs
+    return converted
+
+
 def default_report_dir(folder: str | Path) -> Path:
     """``<sweep>/report`` for a sweep folder or its ``consolidated/``; else ``<folder>/report``."""
     folder = Path(folder)
@@ -203,9 +217,24 @@ def per_dataset_errors(outcomes: pd.DataFrame) -> pd.DataFrame:
     """
     final = final_outcomes(outcomes).assign(error=lambda f: 100.0 * f["test_error"])
     grouped = final.groupby(["protocol", "part", "dataset", "method"])["error"]
-    return pd.DataFrame(
-        {"mean": grouped.mean(), "std": grouped.std(ddof=0), "repetitions": grouped.size()}
+    return _plain_labels(
+        pd.DataFrame(
+            {"mean": grouped.mean(), "std": grouped.std(ddof=0), "repetitions": grouped.size()}
+        )
     )
+
+
+def _plain_labels(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with string labels where grouping by :data:`NAME_COLUMNS` left categoricals: the
+    tables and score tables other code reads keep plain string indexes."""
+
+    def plain(labels: pd.Index) -> pd.Index:
+        return labels.astype(str) if isinstance(labels, pd.CategoricalIndex) else labels
+
+    index = frame.index
+    if isinstance(index, pd.MultiIndex):
+        index = index.set_levels([plain(level) for level in index.levels])
+    return frame.set_axis(plain(index), axis=0).set_axis(plain(frame.columns), axis=1)
 
 
 def _pivot(errors: pd.DataFrame, key: ScoreKey, column: str) -> pd.DataFrame:
@@ -243,7 +272,7 @@ def iteration_errors(outcomes: pd.DataFrame, protocol: str, part: str) -> pd.Dat
     """
     rows = outcomes[(outcomes["protocol"] == protocol) & (outcomes["part"] == part)]
     means = rows.groupby(["dataset", "iteration", "method"])["test_error"].mean().mul(100.0)
-    table = means.unstack("method")
+    table = _plain_labels(means.unstack("method"))
     return table[method_order(table.columns)].rename_axis(columns=None)
 
 

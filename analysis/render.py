@@ -7,13 +7,17 @@ Markdown; :class:`FigureSet` saves figures (PNG + PDF) with the numbers they plo
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
-from matplotlib.figure import Figure
 
 from analysis import figures
+
+if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn (--no-figures)
+    from matplotlib.figure import Figure
 
 MISSING = "missing"
 
@@ -113,15 +117,24 @@ class FigureSet:
     markdown: list[str] = field(default_factory=list)
 
     def add(
-        self, figure: Figure, name: str, caption: str, data: dict[str, pd.DataFrame] | None = None
+        self,
+        figure: Figure | Callable[[], Figure],
+        name: str,
+        caption: str,
+        data: dict[str, pd.DataFrame] | None = None,
     ) -> None:
-        """Save ``figure``; ``data`` (plotted numbers, per protocol) goes to ``tables/``."""
-        figures.save(figure, self.out_dir / "figures", name)
-        links = [f"[PDF](figures/{name}.pdf)"]
+        """Save ``figure`` (or what the callable draws, called only when figures are drawn:
+        ``--no-figures``); ``data`` (plotted numbers, per protocol) goes to ``tables/``."""
+        written: list[Path] = []
+        if figures.drawing():
+            drawn = figure() if callable(figure) else figure
+            written = figures.save(drawn, self.out_dir / "figures", name)
+        links = [f"[{path.suffix[1:].upper()}](figures/{path.name})" for path in written[1:]]
         for label, frame in (data or {}).items():
             frame.to_csv(tables_dir(self.out_dir) / f"{name}_{label}.csv")
             links.append(f"[data {label}](tables/{name}_{label}.csv)")
-        self.markdown.append(f"![{name}](figures/{name}.png)\n\n*{caption}* ({', '.join(links)})\n")
+        image = f"![{name}](figures/{name}.png)" if written else f"{name}: {figures.NOT_DRAWN}"
+        self.markdown.append(f"{image}\n\n*{caption}* ({', '.join(links)})\n")
 
 
 def tables_dir(out_dir: Path) -> Path:

@@ -148,11 +148,13 @@ def write_report(
     out_dir = Path(out_dir) if out_dir is not None else load.default_report_dir(results)
     out_dir.mkdir(parents=True, exist_ok=True)
     notes = dataset_notes(results)
+    plugin, why = plugins.choose_plugin(outcomes, chapter)
+    if plugin.categorical_names:
+        outcomes = load.with_categorical_names(outcomes)
     context = plugins.ReportContext(
         Path(results), outcomes, out_dir, render.TableWriter(out_dir),
         {"fig31_dataset": fig31_dataset, "dataset_notes": notes},
     )  # fmt: skip
-    plugin, why = plugins.choose_plugin(outcomes, chapter)
     summary = provenance.summarise(outcomes)
     unreadable = outcomes.attrs.get(load.UNREADABLE, {})
     sections = plugin.sections(context)

@@ -12,7 +12,8 @@ another thesis dataset and repetition, with its own run ids), written as one con
         [--datasets 117] [--repetitions 20] [--keep DIR]
 
 Prints rows, seconds and peak MB beside the targets (5 s, 1 GB), with the figures written as PNG
-and PDF (the default) and as PNG only (``--no-pdf``), and a projection to the paper
+and PDF (the default), as PNG only (``--no-pdf``) and not drawn (``--no-figures``: tables, claims
+and the plotted data, the lean report), and a projection to the paper
 profile (118 datasets x 20 repetitions x budget 100, Table 3.1's 14 methods + the pm part).
 """
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -77,8 +79,10 @@ _MEASURED = (
 )
 
 
-def time_report(folder: Path, *options: str) -> tuple[float, float]:
-    """(seconds, peak MB) of ``python -m analysis folder`` in a fresh one-core process."""
+def time_report(folder: Path, *options: str) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak MB) of ``python -m analysis folder`` in a fresh one-core
+    process. CPU seconds (user + system) are what a loaded machine inflates least."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     finished = subprocess.run(
         [sys.executable, "-c", _MEASURED, str(folder), "--out", str(folder / "report"), *options],
@@ -88,9 +92,11 @@ def time_report(folder: Path, *options: str) -> tuple[float, float]:
         text=True,
     )
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if finished.returncode != 0:
         sys.exit(f"error: python -m analysis failed:\n{finished.stderr}")
-    return seconds, int(finished.stderr.strip().splitlines()[-1]) / 1024.0
+    return seconds, cpu, int(finished.stderr.strip().splitlines()[-1]) / 1024.0
 
 
 def main() -> None:
@@ -113,6 +119,7 @@ def main() -> None:
         timings = {
             "png and pdf (default)": time_report(folder),
             "png only (--no-pdf)": time_report(folder, "--no-pdf"),
+            "none (--no-figures)": time_report(folder, "--no-figures"),
         }
     per_run_rows = len(table) / table["run_id"].nunique()
     budget = int(table["budget"].max())
@@ -130,14 +137,15 @@ def main() -> None:
             {
                 "figures": list(timings),
                 "outcome rows": f"{len(table):,}",
-                "seconds": [f"{seconds:.1f}" for seconds, _ in timings.values()],
+                "seconds": [f"{seconds:.1f}" for seconds, _, _ in timings.values()],
+                "cpu s": [f"{cpu:.1f}" for _, cpu, _ in timings.values()],
                 "target s": TARGET_SECONDS,
-                "peak MB": [f"{peak:.0f}" for _, peak in timings.values()],
+                "peak MB": [f"{peak:.0f}" for _, _, peak in timings.values()],
                 "target MB": TARGET_MB,
             }
         ).to_string(index=False)
     )
-    seconds, peak_mb = timings["png and pdf (default)"]
+    seconds, _, peak_mb = timings["png and pdf (default)"]
     scale = paper_rows / len(table)
     print(
         f"\nper run: {per_run_rows:.0f} outcome rows at budget {budget}. The paper profile "

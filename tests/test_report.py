@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import itertools
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +21,7 @@ from analysis.__main__ import main
 from analysis.chapter3.claims import MAIN_METHODS
 from analysis.report import write_report
 
+REPO = Path(__file__).resolve().parents[1]
 DATASETS = ("iris", "glass", "breast-cancer-wisc", "abalone", "adult")  # one per size bin, +1
 PARTS = {
     "main": ("grid", "rs", "gp", "gp-r", "cma", "cma-r"),
@@ -259,3 +262,37 @@ def test_markdown_cells_may_contain_pipes() -> None:
     assert len(lines) == 3
     # every line splits into the same 3 cells on the unescaped separators
     assert {len(re.split(r"(?<!\\)\|", line)) - 2 for line in lines} == {3}
+
+
+def test_no_figures_writes_every_table_and_no_figure(tmp_path: Path) -> None:
+    """``--no-figures`` (issue 26's lean report): the same tables and plotted data as the full
+    report, no figure file and no link to one, and a note where each figure would be."""
+    folder = write_consolidated(tmp_path / "consolidated", outcome_rows())
+    assert main([str(folder), "--out", str(tmp_path / "full")]) == 0
+    assert main([str(folder), "--out", str(tmp_path / "lean"), "--no-figures"]) == 0
+    assert not (tmp_path / "lean" / "figures").exists()
+    full_tables = sorted(path.name for path in (tmp_path / "full" / "tables").iterdir())
+    assert full_tables == sorted(path.name for path in (tmp_path / "lean" / "tables").iterdir())
+    for name in full_tables:
+        full, lean = (tmp_path / kind / "tables" / name for kind in ("full", "lean"))
+        assert full.read_bytes() == lean.read_bytes(), name
+    report = (tmp_path / "lean" / "report.md").read_text()
+    assert "(figures/" not in report
+    assert report.count(figures.NOT_DRAWN) >= 5  # Figs 3.1, 3.3, 3.4, 3.5 and the CD diagrams
+
+
+def test_no_figures_imports_neither_matplotlib_nor_the_gp(tmp_path: Path) -> None:
+    """The lean report's time is mostly imports once nothing is drawn (issue 26)."""
+    folder = write_consolidated(tmp_path / "consolidated", outcome_rows())
+    script = (
+        "import sys\n"
+        "from analysis.__main__ import main\n"
+        f"assert main([{str(folder)!r}, '--out', {str(tmp_path / 'out')!r}, '--no-figures']) == 0\n"
+        "loaded = {name.split('.')[0] for name in sys.modules}\n"
+        "heavy = sorted(loaded & {'matplotlib', 'numba', 'torch'})\n"
+        "print('heavy:', *heavy)\n"
+    )
+    finished = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True
+    )
+    assert finished.stdout.strip().splitlines()[-1] == "heavy:"

@@ -32,4 +32,5 @@ PLUGIN = ChapterPlugin(
     methods=frozenset({*THESIS_METHODS, *MAIN_METHODS, *PM_METHODS}),
     sections=_sections,
     overtuning_extras=_overtuning_extras,
+    categorical_names=True,  # its sections only read the name columns
 )

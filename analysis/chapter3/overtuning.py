@@ -4,6 +4,8 @@ posterior-mean selection (§3.4.1, Table 3.5) make the final model generalise be
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 
 from analysis import figures, load, overtuning, render, report
@@ -97,8 +99,11 @@ def extras(context: ReportContext, curves: pd.DataFrame, size_labels: tuple[str,
     mean_curves = _mean_curves(curves)
     figure_set = render.FigureSet(context.out_dir)
     figure_set.add(
-        figures.overtuning_figure(
-            mean_curves, FIGURE_METHODS, "mean overtuning (pp of test error)"
+        partial(
+            figures.overtuning_figure,
+            mean_curves,
+            FIGURE_METHODS,
+            "mean overtuning (pp of test error)",
         ),
         "fig_overtuning_curves",
         "Mean overtuning of the incumbent vs function evaluations (over runs and datasets); "

@@ -13,18 +13,22 @@ the plug-in ``analysis.chapter3.PLUGIN``.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from analysis import cd_diagram, load, render, stats
-from analysis.chapter3 import claims, data, figures, thesis
+from analysis.chapter3 import claims, data, thesis
 from analysis.claims import claims_display
 from analysis.plugins import ReportContext
 from analysis.render import format_number
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 EXPERIMENTS = {"main": "3.1", "pm": "3.5"}  # experiment -> thesis summary table
 WINLOSS_TABLES = {
@@ -330,12 +334,24 @@ def fig31_dataset(inputs: Inputs, requested: str | None) -> str | None:
     return available[0] if available else None
 
 
+def _drawn(name: str, *args: object) -> Callable[[], Figure]:
+    """``analysis.chapter3.figures.<name>(*args)``, called by :class:`render.FigureSet` only when
+    figures are drawn: that module imports matplotlib and the GP (``--no-figures`` skips both)."""
+
+    def draw() -> Figure:
+        from analysis.chapter3 import figures
+
+        return getattr(figures, name)(*args)
+
+    return draw
+
+
 def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None) -> str:
     figure_set = render.FigureSet(out_dir)
     errors, ranks = _curve_tables(inputs)
     n_datasets = max((len(s) for (_, e), s in inputs.experiments.items() if e == "main"), default=0)
     figure_set.add(
-        figures.figure_3_3(errors, ranks, n_datasets),
+        _drawn("figure_3_3", errors, ranks, n_datasets),
         "fig3_3_convergence",
         "Fig 3.3 (ours): mean test error (top) and average rank (bottom) vs function evaluations; "
         "ranks among all Table 3.1 methods present, at t = 6k and the last t (thesis §3.3.1; "
@@ -348,7 +364,7 @@ def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None
     )
     bin_ranks, counts = _size_bin_tables(inputs)
     figure_set.add(
-        figures.figure_3_4(bin_ranks, counts),
+        _drawn("figure_3_4", bin_ranks, counts),
         "fig3_4_rank_by_size",
         "Fig 3.4 (ours): average rank (among all Table 3.1 methods present) per |D_TVS| bin "
         "(thesis bins 1–133–455–1403–1e5).",
@@ -356,7 +372,7 @@ def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None
     )
     _add_figure_3_1(figure_set, inputs, fig31_dataset(inputs, requested_dataset))
     figure_set.add(
-        figures.figure_3_5(),
+        _drawn("figure_3_5"),
         "fig3_5_posterior_mean",
         "Fig 3.5 (ours, synthetic, [decide], docs/deviations.md): f(x) = sin(3x) + 0.3x², "
         "20 points with noise "
@@ -382,7 +398,7 @@ def _add_figure_3_1(figure_set: render.FigureSet, inputs: Inputs, dataset: str |
     key = ("holdout", "main", dataset, "gp")
     reps = int(inputs.errors["repetitions"].get(key, 0))
     figure_set.add(
-        figures.figure_3_1(curve, dataset, reps),
+        _drawn("figure_3_1", curve, dataset, reps),
         "fig3_1_overfitting",
         f"Fig 3.1 (ours): gp with hold-out on **{dataset}** (the thesis does not name its "
         "dataset, [decide], docs/deviations.md): validation error of the incumbent and test "
@@ -399,12 +415,8 @@ def cd_diagrams(inputs: Inputs, out_dir: Path) -> list[str]:
         if len(scores) < 2:
             links.append(f"* {name}: CD diagrams need at least 2 datasets (have {len(scores)}).")
             continue
-        cd_diagram.save_cd_diagrams(scores, out_dir / "figures", name)
-        links.append(
-            f"* {experiment} / {load.PROTOCOL_LABELS[protocol]}: "
-            f"![Nemenyi](figures/{name}_cd_nemenyi.png) "
-            f"[Wilcoxon–Holm](figures/{name}_cd_wilcoxon_holm.png)"
-        )
+        diagrams = cd_diagram.save_and_link(scores, out_dir, name)
+        links.append(f"* {experiment} / {load.PROTOCOL_LABELS[protocol]}: {diagrams}")
     return links
 
 

@@ -148,12 +148,9 @@ def cd_links(inputs: Inputs, out_dir: Path) -> list[str]:
         if len(scores) < 2 or scores.shape[1] < 2:
             links.append(f"* {space}: CD diagrams need 2 datasets and 2 methods.")
             continue
-        cd_diagram.save_cd_diagrams(scores, out_dir / "figures", name)
-        links.append(
-            f"* {data.SPACE_LABELS[space]} (Fig 4.{'8' if space == thesis.SVM else '9'}): "
-            f"![Nemenyi](figures/{name}_cd_nemenyi.png) "
-            f"[Wilcoxon–Holm](figures/{name}_cd_wilcoxon_holm.png)"
-        )
+        diagrams = cd_diagram.save_and_link(scores, out_dir, name)
+        figure = "8" if space == thesis.SVM else "9"
+        links.append(f"* {data.SPACE_LABELS[space]} (Fig 4.{figure}): {diagrams}")
     return links
 
 

@@ -23,6 +23,7 @@ import pandas as pd
 from analysis import cd_diagram, render, stats
 from analysis.chapter5 import claims, data, figures, thesis
 from analysis.claims import claims_display
+from analysis.figures import NOT_DRAWN
 from analysis.plugins import ReportContext
 from analysis.thesis_comparison import wilcoxon_beside_thesis
 
@@ -232,12 +233,15 @@ def friedman_section(inputs: Inputs, write: render.TableWriter, out_dir: Path) -
         return "## 4. Friedman test and Fig 5.6\n\nNo complete score table: nothing to test.\n"
     body = write(frame, "friedman_nemenyi", "Friedman test and Nemenyi CD, ours and the thesis's")
     if len(inputs.complete) >= 2:
-        cd_diagram.save_cd_diagrams(inputs.complete, out_dir / "figures", "fig5_6")
+        written = cd_diagram.save_cd_diagrams(inputs.complete, out_dir / "figures", "fig5_6")
+        pdf = [f"[PDF](figures/{path.name}), " for path in written if path.name.endswith(".pdf")]
         diagram = (
             "![Fig 5.6 Nemenyi](figures/fig5_6_cd_nemenyi.png)\n\n*Fig 5.6 (ours): Nemenyi CD "
-            "diagram of the Table 5.2 methods* ([PDF](figures/fig5_6_cd_nemenyi.pdf), "
+            f"diagram of the Table 5.2 methods* ({''.join(pdf[:1])}"
             "[Wilcoxon–Holm variant](figures/fig5_6_cd_wilcoxon_holm.png))\n"
         )
+        if not written:
+            diagram = f"Fig 5.6: {NOT_DRAWN}\n"
     else:
         diagram = "The CD diagram needs at least 2 datasets.\n"
     return (
