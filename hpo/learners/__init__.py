@@ -10,7 +10,13 @@ registers every learner.
 """
 
 from hpo.learners import mlp, random_forest, sklearn_cash, svm, uai2014  # noqa: F401  (registration)
-from hpo.learners.fit import FAILED_LABEL, ConstantClassifier, FitOutcome, fit_and_predict
+from hpo.learners.fit import (
+    FAILED_LABEL,
+    ConstantClassifier,
+    FitOutcome,
+    failed_predictions,
+    fit_and_predict,
+)
 from hpo.learners.guard import ON_LIMIT_CHOICES, FitGuard
 from hpo.learners.registry import (
     LearnerFactory,
@@ -31,6 +37,7 @@ __all__ = [
     "FitOutcome",
     "LearnerFactory",
     "factory_of",
+    "failed_predictions",
     "SquaredDistanceCache",
     "fit_and_predict",
     "learner_names",
