@@ -25,6 +25,7 @@ Row indices index the concatenation ``[X; X_test]`` of the run's :class:`~hpo.da
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -212,6 +213,20 @@ class Evaluator:
         """Stop the child process of the limits, if any."""
         if self._worker is not None:
             self._worker.close()
+
+    def fit_rows(
+        self, config: Mapping[str, object], train: np.ndarray, evals: list[np.ndarray]
+    ) -> FitOutcome:
+        """``config`` fitted on rows ``train`` and scored on each of ``evals`` under the run's
+        guard and limits, uncached: the per-instance evaluations of seed 004's optimizers
+        (:mod:`hpo.cash`), whose instances are folds, nested subsamples or random splits."""
+        key = ("rows", hashlib.sha1(train.tobytes()).hexdigest())  # the distance-cache key
+        return self._fit(config, train, evals, key, self.guard)
+
+    @property
+    def child_cpu_seconds(self) -> float:
+        """CPU seconds spent in the limits' child processes (0 without limits)."""
+        return self._worker.cpu_seconds if self._worker is not None else 0.0
 
     def validate(self, config: Mapping[str, object], batch: int) -> Validation:
         """The fold means of the validation and selection losses of ``config`` on ``batch``'s

@@ -149,6 +149,7 @@ class IsolatedWorker:
         self._conn: Any = None
         self._ps: psutil.Process | None = None
         self.restarts = 0
+        self.cpu_seconds = 0.0  # CPU time of every call so far, in the children
 
     def _start(self) -> None:
         parent, child = self._context.Pipe()
@@ -167,6 +168,11 @@ class IsolatedWorker:
 
     def run(self, fn: Callable[..., Any], *args: Any) -> IsolatedResult:
         """``fn(*args)`` in the child under the limits; ``fn`` must be importable (picklable)."""
+        result = self._run(fn, *args)
+        self.cpu_seconds += result.cpu_seconds
+        return result
+
+    def _run(self, fn: Callable[..., Any], *args: Any) -> IsolatedResult:
         if self._process is None or not self._process.is_alive():
             self._start()
         assert self._ps is not None
