@@ -6,12 +6,12 @@ STAMP  := $(VENV)/.installed
 PROFILE ?= smoke
 EXPERIMENT ?= chapter3
 
-.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo reproduce-ensembles status bench clean
+.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo reproduce-ensembles reproduce-autoweka status bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,chapter5,cluster]'
+	$(PY) -m pip install --quiet -e '.[dev,chapter5,cluster,autoweka]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -54,6 +54,10 @@ reproduce-chapter5: $(STAMP)
 
 reproduce-esmbo: $(STAMP)
 	$(PY) -m experiments.reproduce esmbo --profile $(PROFILE)
+
+# seed 004 (Thornton 2014, Auto-WEKA; docs/seed004.md): results/autoweka/<profile>/report/report.md
+reproduce-autoweka: $(STAMP)
+	$(PY) -m experiments.autoweka reproduce --profile $(PROFILE)
 
 reproduce-ensembles: $(STAMP)
 	$(PY) -m experiments.reproduce ensembles --profile $(PROFILE)

@@ -2,6 +2,8 @@
 budget, with per-evaluation limits, written as one results file.
 
     python -m experiments.autoweka space [--task classification]
+    python -m experiments.autoweka reproduce --profile smoke      # make reproduce-autoweka
+    python -m experiments.autoweka cost --profile paper           # core-hours of a profile
     python -m experiments.autoweka run --method smac --dataset sklearn-wine --budget 120 \
         [--budget-kind cpu|wall] [--seed 0] [--repetition 0] [--time-limit 60] \
         [--memory-limit 3072] [--space classification|regression] [--learners knn,svm] \
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +62,30 @@ PROTOCOL = ProtocolSettings(
     train_cap=None,
 )
 RESULTS_DIR = Path("results/autoweka")
+
+
+def seed_datasets() -> dict[str, Any]:
+    """``conf/autoweka/datasets.yaml``: the seed's datasets mapped to ours, by task."""
+    return yaml.safe_load((AUTOWEKA_DIR / "datasets.yaml").read_text())
+
+
+def resolve_dataset(name: str) -> str:
+    """The catalog name of ``name``: a seed dataset name (Tables 4.1, 4.6) mapped through
+    ``conf/autoweka/datasets.yaml``, else any catalog name. A seed dataset with no offline copy
+    raises ``ValueError`` naming the reason and the command that fetches data online."""
+    mapping = seed_datasets()
+    for task in ("classification", "regression"):
+        entry = mapping[task].get(name)
+        if entry is None:
+            continue
+        if entry.get("ours"):
+            return str(entry["ours"])
+        raise ValueError(
+            f"dataset {name!r} (seed 004, {task}) is not available offline: {entry['reason']}; "
+            "online, fetch it with `python -m hpo.datasets fetch-openml <id>` and pass "
+            "--dataset openml:<id>"
+        )
+    return resolve_name(name)
 
 
 def load_methods() -> dict[str, MethodSpec]:
@@ -219,6 +246,80 @@ def write(run: AutowekaRun, outcome: dict, results_dir: Path) -> Path:
     return path
 
 
+def load_profile(name: str) -> dict[str, Any]:
+    """A profile of ``conf/autoweka/experiment.yaml`` (``ValueError`` naming the choices)."""
+    profiles = yaml.safe_load((AUTOWEKA_DIR / "experiment.yaml").read_text())["profiles"]
+    if name not in profiles:
+        raise ValueError(f"unknown profile {name!r}; valid choices: {', '.join(profiles)}")
+    return {"name": name, **profiles[name]}
+
+
+def plan(profile: Mapping[str, Any], budget: float | None = None) -> list[AutowekaRun]:
+    """The runs of a profile (every dataset x method x seed), each checked before any runs."""
+    limits = profile.get("limits") or {}
+    runs = []
+    for name in [*profile.get("classification", []), *profile.get("regression", [])]:
+        dataset = resolve_dataset(str(name))
+        for method in profile["methods"]:
+            for seed in range(int(profile["runs"])):
+                run = AutowekaRun(
+                    method=str(method),
+                    dataset=dataset,
+                    budget=float(budget or profile["budget"]),
+                    budget_kind=str(profile["budget_kind"]),
+                    seed=seed,
+                    time_limit=limits.get("time_s"),
+                    memory_limit=limits.get("memory_mb"),
+                )
+                check_run(run)
+                runs.append(run)
+    return runs
+
+
+def cost(profile: Mapping[str, Any]) -> str:
+    """The core-hours a profile asks for (budgets only; retraining and the diagnostic add a
+    little), beside the seed's."""
+    methods = load_methods()
+    runs = plan(profile)
+    seconds = sum(r.budget * methods[r.method].budget_factor for r in runs)
+    return (
+        f"profile {profile['name']}: {len(runs)} runs, {seconds / 3600:.1f} core-hours of "
+        f"{profile['budget_kind']} budget (the seed's design: 25 runs x 30 CPU h per method and "
+        "dataset, about 450,000 CPU h in all, spec C3)"
+    )
+
+
+def reproduce(
+    profile_name: str, results_root: Path, data_dir: str | None, budget: float | None = None
+) -> Path:
+    """Run every missing run of a profile, then write its report."""
+    from analysis.autoweka.report import write_report
+
+    profile = load_profile(profile_name)
+    runs = plan(profile, budget)
+    results_dir = results_root / profile_name / "runs"
+    for i, run in enumerate(runs, 1):
+        path = results_dir / run.dataset / run.filename()
+        if path.exists():
+            continue
+        outcome = execute(run, data_dir=data_dir)
+        write(run, outcome, results_dir)
+        s = outcome["summary"]
+        print(
+            f"[{i}/{len(runs)}] {run.method} {run.dataset} seed {run.seed}: {s['learner']} "
+            f"cv {s['cv_error']:.4g} test {s['test_error']:.4g} ({s['wall_seconds']:.0f} s)",
+            flush=True,
+        )
+    return write_report(
+        results_dir,
+        results_root / profile_name / "report",
+        seed_datasets(),
+        profile,
+        int(profile.get("best_of", 4)),
+        int(profile.get("bootstrap", 1000)),
+    )
+
+
 def _settings(pairs: Sequence[str]) -> dict[str, Any]:
     out = {}
     for pair in pairs:
@@ -236,6 +337,14 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     space = sub.add_parser("space", help="print the CASH space's size beside Auto-WEKA's")
     space.add_argument("--task", default="classification")
+    for command in ("reproduce", "cost"):
+        other = sub.add_parser(
+            command, help=f"{command} a profile of conf/autoweka/experiment.yaml"
+        )
+        other.add_argument("--profile", default="smoke")
+        other.add_argument("--results-dir", default=str(RESULTS_DIR))
+        other.add_argument("--data-dir", default=None)
+        other.add_argument("--budget", type=float, default=None, help="override (seconds)")
     go = sub.add_parser("run", help="one method on one dataset")
     go.add_argument("--method", required=True)
     go.add_argument("--dataset", required=True)
@@ -269,9 +378,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             if cash.filtered:
                 print("filtered: " + ", ".join(cash.filtered))
             return 0
+        if args.command == "cost":
+            print(cost(load_profile(args.profile)))
+            return 0
+        if args.command == "reproduce":
+            if args.budget is not None and not args.budget > 0:
+                raise ValueError(f"budget must be > 0 seconds, got {args.budget}")
+            started = time.perf_counter()
+            report = reproduce(args.profile, Path(args.results_dir), args.data_dir, args.budget)
+            minutes = (time.perf_counter() - started) / 60
+            print(f"report: {report} ({minutes:.1f} min)")
+            return 0
         run = AutowekaRun(
             method=args.method,
-            dataset=resolve_name(args.dataset),
+            dataset=resolve_dataset(args.dataset),
             budget=args.budget,
             budget_kind=args.budget_kind,
             seed=args.seed,

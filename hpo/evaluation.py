@@ -223,6 +223,12 @@ class Evaluator:
         key = ("rows", hashlib.sha1(train.tobytes()).hexdigest())  # the distance-cache key
         return self._fit(config, train, evals, key, self.guard)
 
+    def warm_up(self) -> None:
+        """Start the limits' child process now (a forkserver start with its imports takes
+        seconds), so that a run's time budget does not pay for it."""
+        if self._worker is not None:
+            self._worker.run(int, 0)
+
     @property
     def child_cpu_seconds(self) -> float:
         """CPU seconds spent in the limits' child processes (0 without limits)."""

@@ -63,7 +63,7 @@ def test_friedman_step_matches_a_hand_computed_race():
     # ranks per block: R = (6, 10, 14), sum of squared ranks A = 70, C = 5 * 3 * 16 / 4 = 60
     losses = np.array([[1, 2, 3], [1, 2, 3], [2, 1, 3], [1, 2, 3], [1, 3, 2]], dtype=float)
     T = 2 * ((6 - 10) ** 2 + (14 - 10) ** 2) / (70 - 60)  # 6.4
-    assert T == pytest.approx(stats.friedmanchisquare(*losses.T).statistic)  # a library agrees
+    assert stats.friedmanchisquare(*losses.T).statistic == pytest.approx(T)  # a library agrees
     assert stats.chi2.sf(T, 2) == pytest.approx(math.exp(-3.2))  # 0.041 < 0.05: significant
     critical = stats.t.ppf(0.975, 8) * math.sqrt(2 * (5 * 70 - (36 + 100 + 196)) / 8)  # 4.89
     assert 4 < critical < 8  # R - R_best = (0, 4, 8): the third is eliminated, the second not

@@ -53,6 +53,7 @@ def run_cash(
     """Run ``optimizer`` on ``objective`` under ``budget`` (see the module). ``cv_objective``
     gives the final CV error (default: ``objective`` itself, for CV instances)."""
     evaluator = objective.evaluator
+    evaluator.warm_up()  # the fit child's start is not charged to the budget
     clock = Clock(budget.kind, lambda: evaluator.child_cpu_seconds)
     run = CashRun()
     current: str | None = None
