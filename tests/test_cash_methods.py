@@ -71,6 +71,24 @@ def test_friedman_step_matches_a_hand_computed_race():
     assert friedman_step(losses, alpha=0.01).tolist() == [True, True, True]  # p = 0.041 > 0.01
 
 
+def test_friedman_step_eliminates_as_scikit_posthocs_conover_test_against_the_best():
+    import scikit_posthocs
+
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(200):
+        b, k = int(rng.integers(5, 11)), int(rng.integers(3, 7))
+        losses = rng.normal(size=(b, k)) + np.linspace(0, rng.uniform(0, 1.5), k)
+        if stats.friedmanchisquare(*losses.T).pvalue >= 0.05:
+            continue
+        p = scikit_posthocs.posthoc_conover_friedman(losses, p_adjust=None).to_numpy()
+        best = int(np.argmin(np.apply_along_axis(stats.rankdata, 1, losses).sum(axis=0)))
+        expected = [i == best or p[best, i] >= 0.05 for i in range(k)]  # no correction
+        assert friedman_step(losses, 0.05).tolist() == expected
+        checked += 1
+    assert checked > 20
+
+
 def test_friedman_step_keeps_everyone_on_ties_and_uses_wilcoxon_for_two():
     assert friedman_step(np.ones((6, 4))).all()
     pair = np.column_stack([np.arange(8.0), np.arange(8.0) + 1])  # the second always worse
