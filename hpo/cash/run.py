@@ -65,6 +65,7 @@ def run_cash(
             run.stopped_by = "finished"
             break
         result = objective.evaluate(request.config, request.instance)
+        clock.tick()
         started = time.perf_counter()
         optimizer.tell(request, result.loss)
         run.optimizer_seconds += asked + time.perf_counter() - started
