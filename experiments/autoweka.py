@@ -175,9 +175,32 @@ def execute(run: AutowekaRun, data: Dataset | None = None, data_dir: str | None 
         rng = seeding.rng(run.seed, data.name, run.repetition, "autoweka", run.method)
         optimizer = make_method(spec, cash, objective.n_instances, rng, **dict(run.settings))
         result = run_cash(optimizer, objective, budget, cv_objective=cv)
+        oracle = oracle_errors(evaluator, result, data.task) if spec.family == "exdef" else {}
     finally:
         evaluator.close()
-    return {"summary": summarize(run, data, cash, budget, result), "result": result}
+    summary = summarize(run, data, cash, budget, result)
+    summary["oracle_test"] = oracle
+    return {"summary": summary, "result": result}
+
+
+def oracle_errors(evaluator: Evaluator, result: CashRun, task: str) -> dict[str, float]:
+    """Table 4.2's oracle: the test error of every configuration the run scored on all folds
+    (Ex-Def: every learner at its defaults), each retrained on the whole training set (it peeks
+    at the test set: a bound, never a method's result)."""
+    folds: dict[str, set[int]] = {}
+    for row in result.trace:
+        folds.setdefault(row["config"], set()).add(row["instance"])
+    n = max((len(f) for f in folds.values()), default=0)
+    scale = 100.0 if task == "classification" else 1.0
+    out = {}
+    for key, seen in folds.items():
+        if len(seen) == n:
+            config = dict(json.loads(key))
+            error = evaluator.test(config).error
+            out[str(config["learner"])] = (
+                float(error if task == "classification" else np.sqrt(error)) * scale
+            )
+    return out
 
 
 def describe_choice(config: Mapping[str, Any] | None) -> dict[str, str]:

@@ -115,3 +115,23 @@ def test_the_seed_tables_are_the_spec_s_numbers():
     assert read_seed_table(8).loc["Slice", "SMAC"] == 0.2974
     assert read_seed_table(2).loc["Dexter", "Grid Time CPU-h"] == 2710
     assert np.isnan(read_seed_table(12).loc["Car", "Train SMAC-Multi-Level"])  # lost (a copy)
+
+
+def test_ex_def_records_the_oracle_test_error_of_every_learner(tmp_path):
+    from analysis.autoweka.report import oracle_table
+    from experiments.autoweka import AutowekaRun, execute
+
+    run = AutowekaRun(
+        method="exdef",
+        dataset="sklearn-iris",
+        budget=1000,
+        budget_kind="evaluations",
+        learners=("knn", "j48", "zero_r"),
+    )
+    outcome = execute(run)
+    oracle = outcome["summary"]["oracle_test"]
+    assert set(oracle) == {"knn", "j48", "zero_r"}
+    assert oracle["zero_r"] > max(oracle["knn"], oracle["j48"])  # the majority class is worst
+    table = oracle_table(pd.DataFrame([outcome["summary"]]), {}, ["sklearn-iris"])
+    assert table.loc[0, "ExDef Worst ours"] == oracle["zero_r"]
+    assert table.loc[0, "ExDef Gap ours"] == oracle["zero_r"] - min(oracle.values())
