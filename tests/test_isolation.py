@@ -219,3 +219,14 @@ def test_limits_off_keep_the_run_identity_and_on_change_it():
     assert "limits" not in spec.identity()
     on = dataclasses.replace(spec, limits=EvaluationLimits(time_s=10))
     assert config_hash(on) != config_hash(spec)
+
+
+def test_run_py_limits_settings_are_checked_before_a_run():
+    from experiments.config import UsageError, _limits, check_overrides
+
+    with pytest.raises(UsageError, match="unknown limits setting 'bogus'; valid choices: enabled"):
+        check_overrides(["limits.bogus=1"])
+    assert _limits({"enabled": False, "time_s": 5}) is None  # off: no child process
+    assert _limits({"enabled": True, "time_s": 5}).time_s == 5
+    with pytest.raises(ValueError, match="limits.time_s must be > 0"):
+        _limits({"enabled": True, "time_s": 0})
