@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,7 +28,6 @@ class Request:
     config: Mapping[str, Any]
     instance: int
     tag: int = 0  # the optimiser's own reference (SMAC's pending trial)
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 class CashOptimizer(ABC):
