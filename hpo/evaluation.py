@@ -33,6 +33,7 @@ changes.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import math
@@ -210,21 +211,25 @@ class Evaluator:
             [(X, self.y[rows]) for X, rows in zip(X_evals, evals, strict=True)],
             self.learner_seed(config),
             gram,
-            (X_evals[0], self.y[evals[0]]) if early_stopping else None,
-            epochs,
-            None if checkpoint is None else str(checkpoint),
         )
+        resumable = {  # by keyword: a resumable learner's settings (seed 002)
+            "validation": (X_evals[0], self.y[evals[0]]) if early_stopping else None,
+            "epochs": epochs,
+            "checkpoint": None if checkpoint is None else str(checkpoint),
+        }
         if self._worker is None:
-            outcome = fit_and_predict(*arguments)
+            outcome = fit_and_predict(*arguments, **resumable)
         else:
-            outcome = self._fit_isolated(arguments, evals)
+            outcome = self._fit_isolated(arguments, resumable, evals)
         return dataclasses.replace(outcome, fit_seconds=outcome.fit_seconds + gram_seconds)
 
-    def _fit_isolated(self, arguments: tuple, evals: list[np.ndarray]) -> FitOutcome:
+    def _fit_isolated(
+        self, arguments: tuple, keywords: Mapping[str, object], evals: list[np.ndarray]
+    ) -> FitOutcome:
         """:func:`fit_and_predict` in the child process; a breach is a failed outcome with the
         seed's loss on every evaluation set."""
         assert self._worker is not None
-        isolated = self._worker.run(fit_and_predict, *arguments)
+        isolated = self._worker.run(functools.partial(fit_and_predict, **keywords), *arguments)
         if isolated.failure is None:
             return isolated.value
         y_train = arguments[4]

@@ -216,6 +216,29 @@ def test_isolated_fits_score_exactly_as_in_process_ones():
     assert scores[0] == scores[1]
 
 
+def test_partial_evaluations_run_in_the_child_as_in_process():
+    """Seed 002's resource (a share of the training rows; epochs for the network) reaches the
+    fit through the limits' child as it does in-process (the two seeds merged)."""
+    from hpo.datasets import load_dataset
+    from hpo.evaluation import Evaluator
+    from hpo.learners import FitGuard
+    from hpo.protocol import ProtocolSettings
+
+    data = load_dataset("sklearn-breast-cancer")
+    protocol = ProtocolSettings(validation="cv", n_folds=3)
+    config = {"classifier": "decision_tree", "decision_tree__max_depth": 4}
+    results = []
+    for limits in (None, EvaluationLimits(time_s=60, memory_mb=3000, **FORK)):
+        evaluator = Evaluator(
+            data, protocol, lambda c: c["classifier"], FitGuard(), 0, 0, limits=limits
+        )
+        result = evaluator.validate(config, 0, resource=0.5, resource_kind="train_fraction")
+        results.append((result.valid_loss, result.resource_spent, result.n_fits))
+        evaluator.close()
+    assert results[0] == results[1]
+    assert results[0][2] == 3 and results[0][1] == pytest.approx(1.5, abs=0.01)
+
+
 def test_limits_off_keep_the_run_identity_and_on_change_it():
     from experiments.results import config_hash
     from experiments.runner import RunSpec
