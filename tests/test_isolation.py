@@ -122,12 +122,16 @@ def test_bad_limits_are_refused(settings, message):
 
 
 class _Sleeper:
-    """Sleeps ``seconds`` in ``fit`` unless ``seconds`` is 0, then predicts class 0."""
+    """Sleeps ``seconds`` in ``fit`` (and first allocates ``allocate_mb``, pages touched, when
+    given), then predicts class 0."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, allocate_mb: int = 0) -> None:
         self.seconds = seconds
+        self.allocate_mb = allocate_mb
 
     def fit(self, X, y):
+        if self.allocate_mb:
+            allocate(self.allocate_mb)
         time.sleep(self.seconds)
         return self
 
@@ -144,7 +148,7 @@ def sleeper_learner():
 
     @register_learner("test_sleeper")
     def factory(config, guard, seed, n_train):
-        return _Sleeper(float(config["seconds"]))
+        return _Sleeper(float(config["seconds"]), int(config.get("allocate_mb", 0)))
 
     yield "test_sleeper"
     for table in (registry._FACTORIES, registry._TASKS, registry._RESOURCES):
@@ -177,6 +181,18 @@ def test_an_evaluation_past_its_time_limit_fails_its_folds_and_skips_after_three
         fast = evaluator.validate({"seconds": 0.0}, batch=0)  # the run goes on
         assert fast.limit_breaches == 0 and fast.skipped_folds == 0 and fast.n_fits == 10
         assert fast.valid_loss < 1.0
+    finally:
+        evaluator.close()
+
+
+def test_an_evaluation_past_its_memory_limit_fails_its_folds_and_the_run_goes_on(sleeper_learner):
+    evaluator = _evaluator(EvaluationLimits(memory_mb=300, **FORK))
+    try:
+        hog = evaluator.validate({"seconds": 0.0, "allocate_mb": 2000}, batch=0)
+        assert hog.valid_loss == 1.0 and hog.failure.startswith("memory: resident")
+        assert hog.limit_breaches == 3 and hog.skipped_folds == 7 and hog.n_fits == 3
+        fast = evaluator.validate({"seconds": 0.0}, batch=0)  # the run goes on
+        assert fast.limit_breaches == 0 and fast.n_fits == 10 and fast.valid_loss < 1.0
     finally:
         evaluator.close()
 
