@@ -13,14 +13,14 @@ TORCH       ?= torch==2.13.0+cpu
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 EXPERIMENT ?= chapter3
 
-.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo reproduce-ensembles reproduce-surrogates status bench clean
+.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo reproduce-ensembles reproduce-surrogates reproduce-autoweka status bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet --no-deps '$(TORCH)' \
 	  || $(PY) -m pip install --quiet --no-deps '$(TORCH)' --index-url $(TORCH_INDEX)
-	$(PY) -m pip install --quiet -e '.[dev,chapter5,cluster,nn,tpe]'
+	$(PY) -m pip install --quiet -e '.[dev,chapter5,cluster,nn,tpe,autoweka]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -66,6 +66,10 @@ reproduce-chapter5: $(STAMP)
 
 reproduce-esmbo: $(STAMP)
 	$(PY) -m experiments.reproduce esmbo --profile $(PROFILE)
+
+# seed 004 (Thornton 2014, Auto-WEKA; docs/seed004.md): results/autoweka/<profile>/report/report.md
+reproduce-autoweka: $(STAMP)
+	$(PY) -m experiments.autoweka reproduce --profile $(PROFILE)
 
 reproduce-ensembles: $(STAMP)
 	$(PY) -m experiments.reproduce ensembles --profile $(PROFILE)

@@ -13,6 +13,7 @@ from omegaconf import OmegaConf
 from experiments.runner import POST_HOC_DEFAULTS, RunSpec
 from hpo.datasets import DatasetError, dataset_task, resolve_name, unknown_choice_message
 from hpo.ensembles import TIE_RULES
+from hpo.isolation import EvaluationLimits
 from hpo.learners import FitGuard, learner_names
 from hpo.optimizers import check_settings, make_optimizer
 from hpo.protocol import ProtocolSettings
@@ -49,6 +50,7 @@ TOP_LEVEL_KEYS = (
 FIT_GUARD_FIELDS = tuple(FitGuard.__dataclass_fields__)
 NESTED_PREFIXES = (
     "fit_guard.",
+    "limits.",
     "post_hoc.",
     "optimizer.",
     "protocol.",
@@ -57,6 +59,7 @@ NESTED_PREFIXES = (
     "hydra/",
 )
 PM_DOMAINS = ("space", "observed")
+LIMITS_KEYS = ("enabled", *EvaluationLimits.__dataclass_fields__)  # conf/config.yaml ``limits``
 
 
 class UsageError(ValueError):
@@ -111,6 +114,8 @@ def check_overrides(overrides: Sequence[str]) -> None:
             raise UsageError(
                 unknown_choice_message("post_hoc setting", key[9:], list(POST_HOC_DEFAULTS))
             )
+        elif key.startswith("limits.") and key[len("limits.") :] not in LIMITS_KEYS:
+            raise UsageError(unknown_choice_message("limits setting", key[7:], list(LIMITS_KEYS)))
         elif key not in TOP_LEVEL_KEYS and not key.startswith(NESTED_PREFIXES):
             valid = [*CONFIG_GROUPS, *TOP_LEVEL_KEYS, *(f"fit_guard.{f}" for f in FIT_GUARD_FIELDS)]
             raise UsageError(unknown_choice_message("setting", key, valid))
@@ -196,6 +201,7 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
             standardize=boolean("protocol.standardize", protocol.get("standardize", False)),
         )
         guard = FitGuard(**dict(cfg["fit_guard"]))
+        limits = _limits(cfg.get("limits"))
     except (DatasetError, ValueError, TypeError) as err:
         raise UsageError(str(err)) from err
     _check_ensemble_folds(optimizer)
@@ -219,7 +225,20 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
         vote_ties=_choice("vote_ties", cfg.get("vote_ties", "lowest"), TIE_RULES),
         post_hoc=_post_hoc(cfg.get("post_hoc") or {}),
         experiment=experiment,
+        limits=limits,
     )
+
+
+def _limits(value: Mapping[str, Any] | None) -> EvaluationLimits | None:
+    """``limits`` (conf/config.yaml): ``None`` unless ``limits.enabled`` (seed 004 §4.1)."""
+    settings = dict(value or {})
+    enabled = settings.pop("enabled", False)
+    if not boolean("limits.enabled", enabled):
+        return None
+    unknown = sorted(set(settings) - set(LIMITS_KEYS))
+    if unknown:
+        raise UsageError(unknown_choice_message("limits setting", unknown[0], list(LIMITS_KEYS)))
+    return EvaluationLimits(**settings)
 
 
 def _check_ensemble_folds(optimizer: Mapping[str, Any]) -> None:

@@ -25,6 +25,7 @@ from hpo import seeding
 from hpo.datasets import Dataset, load_dataset
 from hpo.ensembles import TIE_RULES
 from hpo.evaluation import ChoiceScorer, Evaluator, Validation
+from hpo.isolation import EvaluationLimits
 from hpo.learners import FitGuard, check_learner_settings, learner_resources, learner_task
 from hpo.optimizers import MultiFidelity, Optimizer, PredictionsConsumer, make_optimizer
 from hpo.protocol import ProtocolSettings
@@ -65,6 +66,7 @@ class RunSpec:
     vote_ties: str = "lowest"
     post_hoc: Mapping[str, Any] = field(default_factory=lambda: dict(POST_HOC_DEFAULTS))
     experiment: str | None = None
+    limits: EvaluationLimits | None = None  # seed 004: fits in a child under time/memory limits
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -94,6 +96,8 @@ class RunSpec:
         identity = asdict(self)
         identity["rules"] = dict(sorted(self.rules.items()))
         del identity["experiment"]
+        if identity["limits"] is None:  # off (the default): earlier file names kept
+            del identity["limits"]
         identity["post_hoc"] = dict(sorted(self.post_hoc.items()))
         if identity["post_hoc"] == POST_HOC_DEFAULTS:  # the default: earlier file names kept
             del identity["post_hoc"]
@@ -185,9 +189,13 @@ def run(
         spec.repetition,
         keep_predictions=spec.predictions or reads_predictions,
         learner_settings=space.learner_settings,
+        limits=spec.limits,
     )
     evaluator.splits.check_sizes(data.name)
-    evaluations = _optimize(spec, optimizer, space, evaluator, list(rules.values()), progress)
+    try:
+        evaluations = _optimize(spec, optimizer, space, evaluator, list(rules.values()), progress)
+    finally:
+        evaluator.close()
     trace = Trace(
         valid_loss=np.array([e.scored.valid_loss for e in evaluations]),
         selection_loss=np.array([e.scored.selection_loss for e in evaluations]),

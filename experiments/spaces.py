@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from hpo.cash_space import ComponentLibrary
 from hpo.priors import PriorSpace, prior_space_from_config
 from hpo.space import Space, SpaceError, space_from_config
 
@@ -60,3 +61,12 @@ def load_prior_space(name: str) -> PriorSpace:
     if name not in choices:
         raise SpaceError(f"unknown space with priors {name!r}; valid choices: {', '.join(choices)}")
     return prior_space_from_config(yaml.safe_load((HIERARCHICAL_DIR / f"{name}.yaml").read_text()))
+
+
+AUTOWEKA_DIR = SPACE_DIR.parent / "autoweka"  # seed 004's component library (Thornton 2014, Ch. 3)
+
+
+def load_cash_library() -> ComponentLibrary:
+    """The Auto-WEKA components declared in ``conf/autoweka/components.yaml`` (seed 004,
+    Tables 3.1-3.2; format in the file's header)."""
+    return ComponentLibrary(yaml.safe_load((AUTOWEKA_DIR / "components.yaml").read_text()))

@@ -13,6 +13,12 @@ repetition and the configuration itself), so a configuration already scored on t
 repeated grid point, CMA-ES offspring clipped to the same corner) is not fitted again, and a
 chosen configuration is retrained once per run whichever rules choose it.
 
+With :class:`~hpo.isolation.EvaluationLimits` (seed 004 §4.1; off unless a run sets ``limits``)
+every fit runs in a child process under a time and memory limit; a fit past a limit, or whose
+child dies, is a failed fold with the seed's loss (:func:`breach_loss`: error 100 %, RMSE 1e10),
+and after ``max_failed_folds`` consecutive failed folds the configuration's remaining folds are
+skipped and count as failed too.
+
 Row indices index the concatenation ``[X; X_test]`` of the run's :class:`~hpo.datasets.Dataset`.
 
 Partial evaluations (seed 002, multi-fidelity): :meth:`Evaluator.validate` may be given a
@@ -27,6 +33,7 @@ changes.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import math
@@ -42,10 +49,12 @@ from hpo import seeding
 from hpo.datasets import Dataset
 from hpo.ensembles import majority_vote
 from hpo.ensembles.agnostic_bayes import ensemble_predict
+from hpo.isolation import EvaluationLimits, IsolatedWorker
 from hpo.learners import (
     FitGuard,
     FitOutcome,
     SquaredDistanceCache,
+    failed_predictions,
     fit_and_predict,
     learner_parameters,
 )
@@ -75,6 +84,8 @@ class Validation:
     constant_fits: int = 0  # folds whose training rows had one class (a constant classifier)
     resource: float | None = None  # the resource asked (partial evaluations, seed 002)
     resource_spent: float | None = None  # epochs trained (or training shares used), all folds
+    limit_breaches: int = 0  # folds past a time or memory limit, or whose child died (seed 004)
+    skipped_folds: int = 0  # folds not fitted after max_failed_folds consecutive breaches
 
 
 @dataclass(frozen=True)
@@ -86,6 +97,15 @@ class TestResult:
     fit_seconds: float
     failure: str | None = None
     predictions: np.ndarray | None = None
+
+
+BREACH_LOSS = {"classification": 1.0, "regression": 1e20}  # error 100 %; RMSE 1e10 squared
+
+
+def breach_loss(y: np.ndarray) -> float:
+    """The loss of a fold past a resource limit [seed 004 §3, §4.1]: a zero-one error of 1.0
+    (100 %) for classification, a squared error of 1e20 (an RMSE of 1e10) for regression."""
+    return BREACH_LOSS[task_of_targets(y)]
 
 
 def config_key(config: Mapping[str, object]) -> tuple:
@@ -123,6 +143,7 @@ class Evaluator:
         keep_predictions: bool = False,
         learner_settings: Mapping[str, object] | None = None,
         checkpoint_dir: str | Path | None = None,
+        limits: EvaluationLimits | None = None,
     ) -> None:
         X_parts = [data.X] if data.X_test is None else [data.X, data.X_test]
         y_parts = [data.y] if data.y_test is None else [data.y, data.y_test]
@@ -135,6 +156,8 @@ class Evaluator:
         self.standardize = protocol.standardize
         self.guard = guard
         self.keep_predictions = keep_predictions
+        self.limits = limits
+        self._worker = IsolatedWorker(limits) if limits is not None else None
         self._seed_key = (seed, data.name, repetition)
         self.learner_settings = dict(learner_settings or {})  # a space's fixed settings
         self._checkpoint_dir = None if checkpoint_dir is None else Path(checkpoint_dir)
@@ -179,20 +202,68 @@ class Evaluator:
         X_train, X_evals = self.X[train], [self.X[rows] for rows in evals]
         if self.standardize:
             X_train, X_evals = standardize_features(X_train, X_evals)
-        outcome = fit_and_predict(
+        arguments = (
             learner,
             {**self.learner_settings, **config},
             guard,
             X_train,
             self.y[train],
             [(X, self.y[rows]) for X, rows in zip(X_evals, evals, strict=True)],
-            seed=self.learner_seed(config),
-            train_gram=gram,
-            validation=(X_evals[0], self.y[evals[0]]) if early_stopping else None,
-            epochs=epochs,
-            checkpoint=None if checkpoint is None else str(checkpoint),
+            self.learner_seed(config),
+            gram,
         )
+        resumable = {  # by keyword: a resumable learner's settings (seed 002)
+            "validation": (X_evals[0], self.y[evals[0]]) if early_stopping else None,
+            "epochs": epochs,
+            "checkpoint": None if checkpoint is None else str(checkpoint),
+        }
+        if self._worker is None:
+            outcome = fit_and_predict(*arguments, **resumable)
+        else:
+            outcome = self._fit_isolated(arguments, resumable, evals)
         return dataclasses.replace(outcome, fit_seconds=outcome.fit_seconds + gram_seconds)
+
+    def _fit_isolated(
+        self, arguments: tuple, keywords: Mapping[str, object], evals: list[np.ndarray]
+    ) -> FitOutcome:
+        """:func:`fit_and_predict` in the child process; a breach is a failed outcome with the
+        seed's loss on every evaluation set."""
+        assert self._worker is not None
+        isolated = self._worker.run(functools.partial(fit_and_predict, **keywords), *arguments)
+        if isolated.failure is None:
+            return isolated.value
+        y_train = arguments[4]
+        predictions = tuple(failed_predictions(y_train, len(rows)) for rows in evals)
+        loss = breach_loss(self.y)
+        errors = tuple(loss if len(rows) else float("nan") for rows in evals)
+        return FitOutcome(
+            predictions, errors, isolated.seconds, False, isolated.failure, breached=True
+        )
+
+    def close(self) -> None:
+        """Stop the child process of the limits, if any."""
+        if self._worker is not None:
+            self._worker.close()
+
+    def fit_rows(
+        self, config: Mapping[str, object], train: np.ndarray, evals: list[np.ndarray]
+    ) -> FitOutcome:
+        """``config`` fitted on rows ``train`` and scored on each of ``evals`` under the run's
+        guard and limits, uncached: the per-instance evaluations of seed 004's optimizers
+        (:mod:`hpo.cash`), whose instances are folds, nested subsamples or random splits."""
+        key = ("rows", hashlib.sha1(train.tobytes()).hexdigest())  # the distance-cache key
+        return self._fit(config, train, evals, key, self.guard)
+
+    def warm_up(self) -> None:
+        """Start the limits' child process now (a forkserver start with its imports takes
+        seconds), so that a run's time budget does not pay for it."""
+        if self._worker is not None:
+            self._worker.run(int, 0)
+
+    @property
+    def child_cpu_seconds(self) -> float:
+        """CPU seconds spent in the limits' child processes (0 without limits)."""
+        return self._worker.cpu_seconds if self._worker is not None else 0.0
 
     def checkpoint_path(self, config: Mapping[str, object], batch: int, fold: int) -> Path:
         """Where a resumable learner keeps ``config``'s model for ``batch``'s fold ``fold``: the
@@ -233,30 +304,37 @@ class Evaluator:
         selection = self.splits.selection
         valid, sel, kept, hits, seconds, failure, constant = [], [], [], 0, 0.0, None, 0
         spent: list[float] = []
+        breaches, in_a_row, skipped = 0, 0, 0
         folds = self.splits.folds(batch)
         for index, fold in enumerate(folds):
-            train_key: tuple = ("fold", self.splits.split_key(batch), index)
-            train, fit_options = fold.train, {}
-            if resource is not None and resource_kind == "train_fraction":
-                train = self._share_of(fold.train, float(resource), batch, index)
-                train_key = (*train_key, "share", float(resource))
-                spent.append(len(train) / len(fold.train))
-            elif resource is not None:
-                fit_options = {
-                    "epochs": resource,
-                    "checkpoint": self.checkpoint_path(config, batch, index),
-                }
-            outcome = self._fit(
-                config,
-                train,
-                [fold.valid, selection],
-                train_key,
-                self.guard,
-                early_stopping=True,
-                **fit_options,
-            )
-            if outcome.resource_spent is not None:
-                spent.append(outcome.resource_spent)
+            if self.limits is not None and in_a_row >= self.limits.max_failed_folds:
+                skipped += 1  # seed 004: the remaining folds are skipped, and failed
+                outcome = self._skipped(fold.train, [fold.valid, selection])
+            else:
+                train_key: tuple = ("fold", self.splits.split_key(batch), index)
+                train, fit_options = fold.train, {}
+                if resource is not None and resource_kind == "train_fraction":
+                    train = self._share_of(fold.train, float(resource), batch, index)
+                    train_key = (*train_key, "share", float(resource))
+                    spent.append(len(train) / len(fold.train))
+                elif resource is not None:
+                    fit_options = {
+                        "epochs": resource,
+                        "checkpoint": self.checkpoint_path(config, batch, index),
+                    }
+                outcome = self._fit(
+                    config,
+                    train,
+                    [fold.valid, selection],
+                    train_key,
+                    self.guard,
+                    early_stopping=True,
+                    **fit_options,
+                )
+                breaches += outcome.breached
+                in_a_row = in_a_row + 1 if outcome.breached else 0
+                if outcome.resource_spent is not None:
+                    spent.append(outcome.resource_spent)
             valid.append(outcome.errors[0])
             sel.append(outcome.errors[1])
             hits += outcome.hit_limit
@@ -268,7 +346,7 @@ class Evaluator:
         result = Validation(
             valid_loss=float(np.mean(valid)),
             selection_loss=float(np.mean(sel)) if len(selection) else float("nan"),
-            n_fits=len(folds),
+            n_fits=len(folds) - skipped,
             fit_limit_hits=hits,
             fit_seconds=seconds,
             failure=failure,
@@ -276,9 +354,18 @@ class Evaluator:
             constant_fits=constant,
             resource=None if resource is None else float(resource),
             resource_spent=float(sum(spent)) if spent else None,
+            limit_breaches=breaches,
+            skipped_folds=skipped,
         )
         self._valid_cache[key] = result
         return result
+
+    def _skipped(self, train: np.ndarray, evals: list[np.ndarray]) -> FitOutcome:
+        """A fold not fitted: failed predictions and the seed's loss on each set."""
+        predictions = tuple(failed_predictions(self.y[train], len(rows)) for rows in evals)
+        loss = breach_loss(self.y)
+        errors = tuple(loss if len(rows) else float("nan") for rows in evals)
+        return FitOutcome(predictions, errors, 0.0, False, "skipped after failing folds")
 
     def test(self, config: Mapping[str, object]) -> TestResult:
         """``config`` retrained on all of D_TVS (no work limit, thesis §3.3) and scored on D_G."""

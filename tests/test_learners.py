@@ -140,7 +140,13 @@ REGRESSION_SPACE_OF = {
     "forest_regressor": "esmbo_rf_regression",
     "gradient_boosting_regressor": "esmbo_gbr",
 }
-CLASSIFIERS = tuple(n for n in learner_names() if n not in REGRESSION_SPACE_OF)
+# seed 004's CASH learners: their spaces are built from conf/autoweka (tests/test_cash_space.py)
+AUTOWEKA_TASK_OF = {
+    "autoweka_classification": "classification",
+    "autoweka_regression": "regression",
+}
+REGRESSION_SPACE_OF_ALL = {*REGRESSION_SPACE_OF, "autoweka_regression"}
+CLASSIFIERS = tuple(n for n in learner_names() if n not in REGRESSION_SPACE_OF_ALL)
 STOCHASTIC = ("random_forest", "decision_tree", "adaboost", "linear_svm")
 GUARD = FitGuard(max_work=2e7)
 
@@ -161,6 +167,12 @@ def _configs(learner: str, n: int, seed: int = 0) -> list[dict]:
     if learner in SPACE_OF:
         space = load_space(SPACE_OF[learner])
         return [space.sample(rng) for _ in range(n)]
+    if learner in AUTOWEKA_TASK_OF:
+        from experiments.spaces import load_cash_library
+        from hpo.cash_space import build_cash_space
+
+        cash = build_cash_space(load_cash_library(), AUTOWEKA_TASK_OF[learner], True)
+        return [cash.space.sample(rng) for _ in range(n)]
     space = load_space("sklearn_cash")
     choice = space.parameters[0]
     assert isinstance(choice, Categorical)
@@ -172,7 +184,9 @@ def _configs(learner: str, n: int, seed: int = 0) -> list[dict]:
 def test_every_learner_has_a_space() -> None:
     cash = load_space("sklearn_cash").parameters[0]
     assert isinstance(cash, Categorical)
-    assert set(learner_names()) == set(SPACE_OF) | set(cash.choices) | set(REGRESSION_SPACE_OF)
+    assert set(learner_names()) == (
+        set(SPACE_OF) | set(cash.choices) | set(REGRESSION_SPACE_OF) | set(AUTOWEKA_TASK_OF)
+    )
 
 
 @pytest.mark.parametrize("learner", CLASSIFIERS)

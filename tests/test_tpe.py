@@ -127,3 +127,40 @@ def test_tpe_runs_by_name_on_the_mnist_stand_in() -> None:
     result = run(spec)
     assert len(result.trace) == 3 and result.trace["failure"].isna().all()
     assert (result.trace["resource_spent"] <= 3).all()  # the network reports its epochs
+
+
+def test_the_startup_shortcut_proposes_what_tpe_suggest_does() -> None:
+    """During its start-up trials ``tpe.suggest`` returns ``rand.suggest``'s proposal after
+    building its posterior graph; the adapter calls ``rand.suggest`` directly: same proposals."""
+
+    class Unshortened(TPEOptimizer):
+        def _startup_or_tpe(self, trials):
+            return self._suggest
+
+    space = load_space("ffnn_mrbi")
+    runs = [
+        _loop(cls(space, 12, np.random.default_rng(5), n_startup_jobs=6), lambda c: c["decay"], 10)
+        for cls in (TPEOptimizer, Unshortened)
+    ]
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("shared_nodes", [False, True])
+def test_configurations_from_labels_equal_space_eval_s(shared_nodes) -> None:
+    """The adapter reads a proposal's configuration from hyperopt's labels; hyperopt's own
+    ``space_eval`` of the tree gives the same (one node per parent value, or shared nodes)."""
+    from hyperopt import space_eval
+
+    class Optimizer(TPEOptimizer):
+        pass
+
+    Optimizer.shared_nodes = shared_nodes
+    space = load_space("ffnn_mrbi")
+    optimizer = Optimizer(space, 40, np.random.default_rng(1), n_startup_jobs=5)
+    for _ in range(30):
+        proposal = optimizer.ask()
+        doc = optimizer._pending[-1][1]
+        point = {k: v[0] for k, v in doc["misc"]["vals"].items() if v}
+        sample = space_eval(hyperopt_space(space, shared_nodes), point)
+        assert proposal.config == configuration(space, sample)
+        optimizer.tell(proposal, float(proposal.config["decay"]))

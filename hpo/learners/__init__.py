@@ -6,11 +6,13 @@ Modules: ``guard`` (the work limit), ``registry`` (names -> factories), ``fit`` 
 fit), ``svm_rbf`` (Chapter 3), ``svm`` (Chapter 4's kernels), ``random_forest`` (Table 2.1),
 ``sklearn_cash`` (the rest of Table 5.1), ``uai2014`` and ``mlp`` (the ESMBO paper's spaces,
 regression learners included: each learner is registered with its task), ``ffnn`` (seed 002's
-PyTorch network, resumable; ``torch_network`` is its PyTorch side, imported only when it fits).
-Importing this package registers every learner.
+PyTorch network, resumable; ``torch_network`` is its PyTorch side, imported only when it fits),
+``autoweka`` (seed 004's CASH space, classification and regression). Importing this package
+registers every learner.
 """
 
 from hpo.learners import (  # noqa: F401  (registration)
+    autoweka,
     ffnn,
     mlp,
     random_forest,
@@ -18,7 +20,13 @@ from hpo.learners import (  # noqa: F401  (registration)
     svm,
     uai2014,
 )
-from hpo.learners.fit import FAILED_LABEL, ConstantClassifier, FitOutcome, fit_and_predict
+from hpo.learners.fit import (
+    FAILED_LABEL,
+    ConstantClassifier,
+    FitOutcome,
+    failed_predictions,
+    fit_and_predict,
+)
 from hpo.learners.guard import ON_LIMIT_CHOICES, FitGuard
 from hpo.learners.registry import (
     LearnerFactory,
@@ -42,6 +50,7 @@ __all__ = [
     "LearnerFactory",
     "check_learner_settings",
     "factory_of",
+    "failed_predictions",
     "SquaredDistanceCache",
     "fit_and_predict",
     "learner_names",

@@ -47,7 +47,8 @@ class FitOutcome:
 
     ``failure`` is ``"ExceptionType: message"`` when the learner raised (predictions are then
     :data:`FAILED_LABEL`); ``hit_limit`` says the fit reached the guard's iteration limit;
-    ``constant`` that the training set had one class, so a :class:`ConstantClassifier` predicts it.
+    ``constant`` that the training set had one class, so a :class:`ConstantClassifier` predicts it;
+    ``breached`` that the fit was stopped at a time or memory limit (:mod:`hpo.isolation`).
     """
 
     predictions: tuple[np.ndarray, ...]
@@ -57,6 +58,7 @@ class FitOutcome:
     failure: str | None = None
     constant: bool = False
     resource_spent: float | None = None  # epochs a resumable learner trained (seed 002)
+    breached: bool = False  # past a resource limit of hpo.isolation (seed 004), never fitted
 
 
 def zero_one_error(predictions: np.ndarray, y: np.ndarray) -> float:

@@ -1,0 +1,511 @@
+"""Seed 004's report from a folder of run summaries (``<dataset>/<method>__seed*.json`` and the
+trajectory rows of each run's parquet file).
+
+* **Best-of-k bootstrap** (seed §4.1): for each (dataset, method), ``n_bootstrap`` draws of k of
+  the R runs (without replacement); the run with the lowest CV error is selected and its CV and
+  test errors recorded. Tables give the mean over draws; Welch's t-test (p = 0.01) on the draws
+  decides every "significantly better" (spec B4). A deterministic method (Ex-Def, grid: every
+  run identical) enters as zero-variance draws [decision]; two zero-variance samples differ
+  significantly iff their values differ.
+* **Tables** 4.3/4.4 (classification, CV and test error %), 4.7/4.8 (regression RMSE), 4.5/4.9
+  (test, gap = CV - test, Spearman rho of the diagnostic), 4.10-4.17 (SMAC vs its variants):
+  ours beside the seed's (``seed_tables/*.tsv``, labelled "seed") where the dataset maps.
+* **Win matrices** (Appendix A): datasets on which the row is significantly better than the
+  column, with the virtual methods "best of Auto-WEKA" (SMAC, TPE, I/F-Race) and "best baseline"
+  (Ex-Def, grid, random search): on each dataset, the member with the lowest mean.
+* **Trajectories** (Figs 4.10-4.11): incumbent CV estimate against wall time, median over runs
+  with a 10-90 % band; **selection frequencies** (Figs 4.1-4.7) of learners, meta-method bases
+  and feature selection over the SMAC, TPE and I/F-Race runs; **claims** on the claims engine.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from analysis.claims import Claim, MissingInput, Outcome, records_frame, run_claim
+from analysis.render import markdown
+
+SEED_TABLES = Path(__file__).parent / "seed_tables"
+ALPHA = 0.01  # seed §4.1: Welch's t-test at p = 0.01
+METHOD_NAMES = {  # ours -> the seed's column names
+    "exdef": "Ex-Def",
+    "grid": "Grid Search",
+    "random": "Rand. Search",
+    "irace": "I/F-Race",
+    "tpe": "TPE",
+    "smac": "SMAC",
+    "smac_10batch": "SMAC-10-Batch",
+    "smac_multilevel": "SMAC-Multi-Level",
+    "smac_rrsv": "SMAC-RRSV",
+    "smac_long": "SMAC-Long",
+}
+AUTOWEKA = ("smac", "tpe", "irace")
+BASELINES = ("exdef", "grid", "random")
+VARIANTS = {"10": "smac_10batch", "12": "smac_multilevel", "14": "smac_rrsv", "16": "smac_long"}
+
+
+def load_summaries(results_dir: Path) -> pd.DataFrame:
+    """Every run summary below ``results_dir`` (one row per run)."""
+    rows = [json.loads(p.read_text()) for p in sorted(results_dir.glob("*/*.json"))]
+    if not rows:
+        raise FileNotFoundError(f"no run summaries below {results_dir}")
+    return pd.DataFrame(rows)
+
+
+def best_of_k(
+    runs: pd.DataFrame, k: int, n_bootstrap: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
+    """Draws of the seed's best-of-k bootstrap for one (dataset, method): the CV and test error
+    of the run with the lowest CV error among k runs drawn without replacement."""
+    cv, test = runs["cv_error"].to_numpy(float), runs["test_error"].to_numpy(float)
+    k = min(k, len(cv))
+    picks = np.array([rng.choice(len(cv), size=k, replace=False) for _ in range(n_bootstrap)])
+    best = picks[np.arange(n_bootstrap), np.argmin(cv[picks], axis=1)]
+    return {"cv": cv[best], "test": test[best]}
+
+
+def bootstrap_all(
+    summaries: pd.DataFrame, k: int, n_bootstrap: int, seed: int = 0
+) -> dict[tuple[str, str], dict[str, np.ndarray]]:
+    """The bootstrap draws of every (dataset, method), seeded."""
+    rng = np.random.default_rng(seed)
+    return {
+        (str(d), str(m)): best_of_k(group, k, n_bootstrap, rng)
+        for (d, m), group in summaries.groupby(["dataset", "method"], sort=True)
+    }
+
+
+def significantly_better(first: np.ndarray, second: np.ndarray, alpha: float = ALPHA) -> bool:
+    """``first`` has the lower mean and Welch's t-test rejects equal means at ``alpha`` (two
+    zero-variance samples: their values differ)."""
+    if not np.mean(first) < np.mean(second):
+        return False
+    if np.ptp(first) == 0 and np.ptp(second) == 0:
+        return True
+    return bool(stats.ttest_ind(first, second, equal_var=False).pvalue < alpha)
+
+
+def with_virtual(
+    draws: Mapping[tuple[str, str], dict[str, np.ndarray]], metric: str
+) -> dict[str, dict[str, np.ndarray]]:
+    """Per dataset, each method's draws plus the virtual best-of methods (Appendix A)."""
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for (dataset, method), d in draws.items():
+        out.setdefault(dataset, {})[method] = d[metric]
+    for methods in out.values():
+        for name, group in (("best_autoweka", AUTOWEKA), ("best_baseline", BASELINES)):
+            present = [m for m in group if m in methods]
+            if present:
+                methods[name] = methods[min(present, key=lambda m: np.mean(methods[m]))]
+    return out
+
+
+def win_matrix(per_dataset: Mapping[str, Mapping[str, np.ndarray]]) -> pd.DataFrame:
+    """Datasets on which the row method is significantly better than the column method."""
+    methods = sorted({m for d in per_dataset.values() for m in d}, key=_order)
+    table = pd.DataFrame(0, index=methods, columns=methods, dtype=int)
+    for samples in per_dataset.values():
+        for a in samples:
+            for b in samples:
+                if a != b and significantly_better(samples[a], samples[b]):
+                    table.loc[a, b] += 1
+    return table
+
+
+def _order(method: str) -> int:
+    order = [*METHOD_NAMES, "best_autoweka", "best_baseline"]
+    return order.index(method) if method in order else len(order)
+
+
+def seed_name_of(datasets_config: Mapping[str, Mapping[str, Mapping]]) -> dict[str, str]:
+    """Our dataset name -> the seed's (only datasets that map)."""
+    out = {}
+    for task in ("classification", "regression"):
+        for seed_name, entry in datasets_config.get(task, {}).items():
+            if entry.get("ours"):
+                out[str(entry["ours"])] = seed_name
+    return out
+
+
+def read_seed_table(number: int | str) -> pd.DataFrame:
+    """A table of the seed, indexed by its dataset names (``?`` = lost in the thesis)."""
+    frame = pd.read_csv(SEED_TABLES / f"table_4_{number}.tsv", sep="\t", comment="#", na_values="?")
+    return frame.set_index("Dataset")
+
+
+def results_table(
+    draws: Mapping[tuple[str, str], dict[str, np.ndarray]],
+    metric: str,
+    methods: Sequence[str],
+    seed_table: pd.DataFrame | None,
+    seed_names: Mapping[str, str],
+    task_datasets: Sequence[str],
+) -> pd.DataFrame:
+    """Ours (mean over bootstrap draws) beside the seed's value for each method."""
+    rows = []
+    for dataset in task_datasets:
+        seed_name = seed_names.get(dataset, "")
+        row: dict[str, object] = {"dataset": dataset, "seed dataset": seed_name or "(substitute)"}
+        for method in methods:
+            d = draws.get((dataset, method))
+            row[f"{method} ours"] = float(np.mean(d[metric])) if d is not None else np.nan
+            column = METHOD_NAMES[method]
+            seed_value = np.nan
+            if seed_table is not None and seed_name in seed_table.index and column in seed_table:
+                seed_value = seed_table.loc[seed_name, column]
+            row[f"{method} seed"] = seed_value
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def variant_table(
+    draws: Mapping[tuple[str, str], dict[str, np.ndarray]],
+    variant: str,
+    seed_table: pd.DataFrame,
+    seed_names: Mapping[str, str],
+    task_datasets: Sequence[str],
+) -> pd.DataFrame:
+    """Tables 4.10-4.17: SMAC and one variant, train and test, ours beside the seed's."""
+    label = METHOD_NAMES[variant]
+    rows = []
+    for dataset in task_datasets:
+        seed_name = seed_names.get(dataset, "")
+        row: dict[str, object] = {"dataset": dataset, "seed dataset": seed_name or "(substitute)"}
+        for metric, word in (("cv", "Train"), ("test", "Test")):
+            for method, column in (("smac", f"{word} SMAC"), (variant, f"{word} {label}")):
+                d = draws.get((dataset, method))
+                row[f"{column} ours"] = float(np.mean(d[metric])) if d is not None else np.nan
+                known = seed_name in seed_table.index and column in seed_table
+                row[f"{column} seed"] = seed_table.loc[seed_name, column] if known else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def diagnostic_table(
+    summaries: pd.DataFrame, draws: Mapping, datasets: Sequence[str]
+) -> pd.DataFrame:
+    """Tables 4.5/4.9: test error, gap (CV - test) and mean Spearman rho per Auto-WEKA method."""
+    rows = []
+    for dataset in datasets:
+        row: dict[str, object] = {"dataset": dataset}
+        for method in AUTOWEKA:
+            d = draws.get((dataset, method))
+            runs = summaries[(summaries.dataset == dataset) & (summaries.method == method)]
+            row[f"{method} test"] = float(np.mean(d["test"])) if d else np.nan
+            row[f"{method} gap"] = float(np.mean(d["cv"]) - np.mean(d["test"])) if d else np.nan
+            row[f"{method} corr"] = float(runs["spearman"].mean()) if len(runs) else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def oracle_table(
+    summaries: pd.DataFrame, seed_names: Mapping[str, str], datasets: Sequence[str]
+) -> pd.DataFrame:
+    """Table 4.2's Ex-Def oracle: the best and worst test error over every learner at its
+    defaults (each retrained on the whole training set), the gap, beside the seed's; from the
+    first Ex-Def run of each dataset (every Ex-Def run evaluates the same models)."""
+    seed = read_seed_table(2)
+    rows = []
+    for dataset in datasets:
+        runs = summaries[(summaries.dataset == dataset) & (summaries.method == "exdef")]
+        errors = next((o for o in runs.get("oracle_test", []) if isinstance(o, dict) and o), {})
+        seed_name = seed_names.get(dataset, "")
+        row: dict[str, object] = {"dataset": dataset, "seed dataset": seed_name or "(substitute)"}
+        values = list(errors.values())
+        for label, value in (
+            ("Best", min(values) if values else np.nan),
+            ("Worst", max(values) if values else np.nan),
+            ("Gap", max(values) - min(values) if values else np.nan),
+        ):
+            row[f"ExDef {label} ours"] = value
+            column = f"ExDef {label} %"
+            row[f"ExDef {label} seed"] = (
+                seed.loc[seed_name, column] if seed_name in seed.index else np.nan
+            )
+        row["learners"] = len(values)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def selection_frequencies(summaries: pd.DataFrame) -> pd.DataFrame:
+    """How often each learner, base learner and feature selection was chosen by SMAC, TPE and
+    I/F-Race (Figs 4.1, 4.3, 4.5, 4.7), per task."""
+    chosen = summaries[summaries.method.isin(AUTOWEKA)]
+    rows = []
+    for task, group in chosen.groupby("task"):
+        for what in ("learner", "base", "fs_search", "fs_eval"):
+            counts = group[what].replace("", "(none)").value_counts()
+            for value, count in counts.items():
+                rows.append(
+                    {
+                        "task": task,
+                        "what": what,
+                        "value": value,
+                        "runs": int(count),
+                        "share": count / len(group),
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def trajectory_figure(results_dir: Path, summaries: pd.DataFrame, out: Path) -> Path | None:
+    """Incumbent CV estimate against wall seconds, median over runs and a 10-90 % band, one
+    panel per dataset (Figs 4.10-4.11)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    datasets = sorted(summaries.dataset.unique())
+    if not datasets:
+        return None
+    fig, axes = plt.subplots(1, len(datasets), figsize=(5 * len(datasets), 3.6), squeeze=False)
+    for ax, dataset in zip(axes[0], datasets, strict=True):
+        for method in [m for m in (*AUTOWEKA, "random") if m in set(summaries.method)]:
+            curves = []
+            runs = summaries[(summaries.dataset == dataset) & (summaries.method == method)]
+            horizon = float(runs["budget_seconds"].max()) if len(runs) else 1.0
+            grid = np.linspace(0, horizon, 60)
+            for seed in runs.seed:
+                path = results_dir / dataset / f"{method}__seed{seed}__rep0.parquet"
+                if not path.exists():
+                    continue
+                frame = pd.read_parquet(path)
+                points = frame[frame.row_type == "trajectory"].sort_values("wall")
+                if points.empty:
+                    continue
+                index = np.searchsorted(points.wall.to_numpy(), grid, side="right") - 1
+                values = np.where(
+                    index >= 0, points.estimate.to_numpy()[np.maximum(index, 0)], np.nan
+                )
+                curves.append(values)
+            if not curves:
+                continue
+            curves = np.array(curves)
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN before a first point
+                median = np.nanmedian(curves, axis=0)
+                low, high = np.nanquantile(curves, 0.1, axis=0), np.nanquantile(curves, 0.9, axis=0)
+            ax.plot(grid, median, label=METHOD_NAMES[method])
+            ax.fill_between(grid, low, high, alpha=0.2)
+        ax.set_title(dataset)
+        ax.set_xlabel("wall seconds")
+        ax.set_ylabel("incumbent CV loss (folds evaluated)")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = out / "trajectories.png"
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def _md(frame: pd.DataFrame, digits: str = ".4g") -> str:
+    """``frame`` as a markdown table (no index), numbers formatted with ``digits``."""
+    shown = frame.map(lambda v: format(v, digits) if isinstance(v, float) else v)
+    return markdown(shown.set_index(shown.columns[0]))
+
+
+def _count(matrix: pd.DataFrame, a: str, b: str) -> tuple[int, int]:
+    if a not in matrix.index or b not in matrix.index:
+        raise MissingInput(f"the win matrix lacks {a if a not in matrix.index else b}")
+    return int(matrix.loc[a, b]), int(matrix.loc[b, a])
+
+
+def _more_wins(a: str, b: str, which: str) -> Claim:
+    def evaluate(matrices: Mapping[str, pd.DataFrame]) -> Outcome:
+        wins, losses = _count(matrices[which], a, b)
+        return Outcome(
+            f"{a} better on {wins}, worse on {losses}",
+            [(f"{a} wins more than it loses", wins > losses)],
+        )
+
+    return evaluate  # type: ignore[return-value]
+
+
+CLAIMS = [
+    Claim(
+        "C4.3-a",
+        "SMAC beats TPE in training (CV) performance",
+        "20/21 better",
+        _more_wins("smac", "tpe", "cv"),
+    ),
+    Claim(
+        "C4.3-b",
+        "SMAC beats I/F-Race in training performance",
+        "15/21 better",
+        _more_wins("smac", "irace", "cv"),
+    ),
+    Claim(
+        "C4.3-c",
+        "Grid search beats Ex-Def in training performance",
+        "17/21 better",
+        _more_wins("grid", "exdef", "cv"),
+    ),
+    Claim(
+        "C4.3-d",
+        "The best Auto-WEKA method beats the best baseline in training performance",
+        "10/21 better",
+        _more_wins("best_autoweka", "best_baseline", "cv"),
+    ),
+    Claim(
+        "C4.4-a",
+        "SMAC beats TPE in test performance",
+        "16/21 better, 5/21 worse",
+        _more_wins("smac", "tpe", "test"),
+    ),
+    Claim(
+        "C4.4-b",
+        "The best Auto-WEKA method beats the best baseline in test performance",
+        "10/21 better, 7/21 worse",
+        _more_wins("best_autoweka", "best_baseline", "test"),
+    ),
+    Claim(
+        "C4.10",
+        "SMAC beats SMAC-10-Batch in training performance",
+        "19/21 better",
+        _more_wins("smac", "smac_10batch", "cv"),
+    ),
+]
+
+
+def write_report(
+    results_dir: Path,
+    out_dir: Path,
+    datasets_config: Mapping,
+    profile: Mapping,
+    k: int,
+    n_bootstrap: int,
+) -> Path:
+    """Write ``report.md`` (and its tables and figures) to ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    summaries = load_summaries(results_dir)
+    draws = bootstrap_all(summaries, k, n_bootstrap)
+    seed_names = seed_name_of(datasets_config)
+    sections = [
+        "# Seed 004 (Thornton 2014, Auto-WEKA): our runs beside the seed's numbers",
+        f"Profile: {profile.get('name', '?')}; {len(summaries)} runs; "
+        f"budget {profile.get('budget')} "
+        f"{profile.get('budget_kind')} seconds per run (the seed: 30 CPU hours = 108,000 s); "
+        f"best of {k} of {int(summaries.groupby(['dataset', 'method']).size().max())} runs, "
+        f"{n_bootstrap} bootstrap draws; Welch's t-test at p = {ALPHA}. Columns `seed` are the "
+        "SEED'S numbers (Thornton 2014), on the seed's dataset named beside ours; "
+        "`(substitute)` rows have no seed counterpart.",
+    ]
+    classification = sorted(summaries[summaries.task == "classification"].dataset.unique())
+    if classification and "exdef" in set(summaries.method):
+        table = oracle_table(summaries, seed_names, classification)
+        table.to_csv(out_dir / "table_4_2.tsv", sep="\t", index=False)
+        sections.append(
+            "## Table 4.2: Ex-Def oracle (test error % of every learner at its defaults, "
+            "retrained on the whole training set; the grid oracle is not computed)\n\n" + _md(table)
+        )
+    for task, unit, numbers, diag in (
+        ("classification", "error %", ("3", "4"), "5"),
+        ("regression", "RMSE", ("7", "8"), "9"),
+    ):
+        datasets = sorted(summaries[summaries.task == task].dataset.unique())
+        if not datasets:
+            sections.append(f"## {task}: no runs")
+            continue
+        methods = [
+            m for m in METHOD_NAMES if m in set(summaries.method) and m in (*BASELINES, *AUTOWEKA)
+        ]
+        for metric, number, label in (
+            ("cv", numbers[0], "training (10-fold CV)"),
+            ("test", numbers[1], "test"),
+        ):
+            table = results_table(
+                draws, metric, methods, read_seed_table(number), seed_names, datasets
+            )
+            table.to_csv(out_dir / f"table_4_{number}.tsv", sep="\t", index=False)
+            sections.append(
+                f"## Table 4.{number}: {label} performance, {task} ({unit})\n\n" + _md(table, ".4g")
+            )
+        table = diagnostic_table(summaries, draws, datasets)
+        table.to_csv(out_dir / f"table_4_{diag}.tsv", sep="\t", index=False)
+        sections.append(
+            f"## Table 4.{diag}: overfitting diagnostic, {task} "
+            "(test, gap = CV - test, Spearman rho)\n\n" + _md(table, ".3g")
+        )
+        for first, variant in VARIANTS.items():
+            if variant not in set(summaries.method):
+                continue
+            number = int(first) if task == "classification" else int(first) + 1
+            table = variant_table(draws, variant, read_seed_table(number), seed_names, datasets)
+            table.to_csv(out_dir / f"table_4_{number}.tsv", sep="\t", index=False)
+            sections.append(
+                f"## Table 4.{number}: SMAC vs {METHOD_NAMES[variant]}, {task}\n\n"
+                + _md(table, ".4g")
+            )
+    matrices = {}
+    for metric in ("cv", "test"):
+        for task in ("classification", "regression"):
+            task_draws = {
+                key: d
+                for key, d in draws.items()
+                if key[0] in set(summaries[summaries.task == task].dataset)
+            }
+            if not task_draws:
+                continue
+            matrix = win_matrix(with_virtual(task_draws, metric))
+            matrix.to_csv(out_dir / f"wins_{task}_{metric}.tsv", sep="\t")
+            sections.append(
+                f"## Win matrix ({task}, {'training' if metric == 'cv' else 'test'}): "
+                "datasets where the row is significantly better (Appendix A)\n\n" + markdown(matrix)
+            )
+            if task == "classification":
+                matrices[metric] = matrix
+    frequencies = selection_frequencies(summaries)
+    frequencies.to_csv(out_dir / "selection_frequencies.tsv", sep="\t", index=False)
+    sections.append(
+        "## Selected learners, bases and feature selection "
+        "(SMAC, TPE, I/F-Race runs; Figs 4.1-4.7)\n\n"
+        + (_md(frequencies, ".2f") if len(frequencies) else "no runs")
+    )
+    figure = trajectory_figure(results_dir, summaries, out_dir)
+    if figure is not None:
+        sections.append(f"## Trajectories (Figs 4.10-4.11)\n\n![trajectories]({figure.name})")
+    records = records_frame(run_claim(c, matrices) for c in CLAIMS)
+    records.to_csv(out_dir / "claims.tsv", sep="\t", index=False)
+    sections.append(
+        "## Claims (classification win matrices; the seed's counts are out of 21 datasets)\n\n"
+        + _md(
+            records.reset_index()[
+                ["id", "statement", "thesis_value", "our_value", "status", "reason"]
+            ]
+        )
+    )
+    columns = [
+        "dataset",
+        "method",
+        "seed",
+        "learner",
+        "base",
+        "fs_search",
+        "fs_eval",
+        "cv_error",
+        "test_error",
+        "evaluations",
+        "breaches",
+        "wall_seconds",
+        "optimizer_seconds",
+    ]
+    sections.append(
+        "## Every run\n\n" + _md(summaries[columns].sort_values(["dataset", "method", "seed"]))
+    )
+    overhead = summaries.groupby("method")[["optimizer_seconds", "wall_seconds"]].sum()
+    overhead["optimizer share %"] = 100 * overhead.optimizer_seconds / overhead.wall_seconds
+    sections.append(
+        "## Optimiser time (ask + tell) as a share of the runs' wall time\n\n"
+        + _md(overhead.reset_index(), ".3g")
+    )
+    path = out_dir / "report.md"
+    path.write_text("\n\n".join(sections) + "\n")
+    return path

@@ -1,0 +1,54 @@
+"""The seed-004 optimisers' own time (ask + tell) per evaluation on the full CASH space.
+
+Each method asks for ``--n`` (configuration, instance) evaluations of the classification space
+(264 hyperparameters) with 10 instances, told a synthetic loss (a per-learner constant plus a
+per-fold offset, so that racing and models have something to learn); no fit is run. The table
+gives the median and mean milliseconds per evaluation and the total, beside random search (the
+peer with no model). Issue 29 asks that the optimisers' time stay under 5 % of a smoke run's wall
+time: an evaluation of a smoke run (10-fold CV on Car or Yeast in a child process) takes tens to
+hundreds of milliseconds per fold, printed by every report's "Optimiser time" section.
+
+    python -m benchmarks.cash_optimizers [--n 300] [--methods random smac tpe irace smac_10batch]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from experiments.autoweka import load_methods
+from experiments.spaces import load_cash_library
+from hpo.cash.methods import make_method
+from hpo.cash_space import build_cash_space
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=300)
+    parser.add_argument(
+        "--methods", nargs="*", default=["random", "smac", "tpe", "irace", "smac_10batch"]
+    )
+    args = parser.parse_args()
+    cash = build_cash_space(load_cash_library(), "classification", nonnegative_inputs=True)
+    losses = {name: 0.1 + 0.05 * i for i, name in enumerate(cash.learners)}
+    print(f"{args.n} evaluations, {cash.n_hyperparameters} hyperparameters, 10 instances")
+    print(f"{'method':<14}{'median ms':>11}{'mean ms':>10}{'total s':>9}")
+    for method in args.methods:
+        optimizer = make_method(load_methods()[method], cash, 10, np.random.default_rng(0))
+        times = []
+        for _ in range(args.n):
+            started = time.perf_counter()
+            request = optimizer.ask()
+            if request is None:
+                break
+            loss = losses[str(request.config["learner"])] + 0.01 * request.instance
+            optimizer.tell(request, loss)
+            times.append(time.perf_counter() - started)
+        ms = 1e3 * np.array(times)
+        print(f"{method:<14}{np.median(ms):>11.2f}{np.mean(ms):>10.2f}{ms.sum() / 1e3:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()

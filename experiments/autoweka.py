@@ -1,0 +1,462 @@
+"""Seed 004 (Thornton 2014, Auto-WEKA) runs: one method by name on one dataset under a time
+budget, with per-evaluation limits, written as one results file.
+
+    python -m experiments.autoweka space [--task classification]
+    python -m experiments.autoweka reproduce --profile smoke      # make reproduce-autoweka
+    python -m experiments.autoweka cost --profile paper           # core-hours of a profile
+    python -m experiments.autoweka run --method smac --dataset sklearn-wine --budget 120 \
+        [--budget-kind cpu|wall] [--seed 0] [--repetition 0] [--time-limit 60] \
+        [--memory-limit 3072] [--space classification|regression] [--learners knn,svm] \
+        [--max-ensemble 5] [--set name=value ...] [--results-dir results/autoweka]
+
+The protocol is the seed's (§4.1): the dataset's predefined test split, else a seeded 30 %; in the
+training set a seeded 30 % the optimiser never sees (the overfitting diagnostic, §4.2.3) and the
+70 % it optimises on by 10-fold CV; the chosen configuration retrained on the whole training set
+and tested once (:mod:`hpo.cash.run`). Methods are named in ``conf/autoweka/methods.yaml``. Bad
+input is one line on stderr, exit code 2, nothing written. The results file
+(``<results-dir>/<dataset>/<method>__seed<s>__rep<r>.parquet``) has one row per evaluation
+(``row_type = trace``) and one per incumbent change (``trajectory``); its summary (the chosen
+learner, meta-method base, ensemble members, feature selection, errors) is in the schema metadata
+and in a JSON file beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import yaml
+
+from experiments.results import _write_parquet
+from experiments.spaces import AUTOWEKA_DIR, load_cash_library
+from hpo import seeding
+from hpo.cash.budget import TimeBudget
+from hpo.cash.methods import MethodSpec, make_method, methods_from_config
+from hpo.cash.objective import InstanceObjective, make_instances
+from hpo.cash.run import CashRun, run_cash
+from hpo.cash_space import AUTOWEKA_COUNTS, CashSpace, build_cash_space
+from hpo.datasets import Dataset, DatasetError, load_dataset, resolve_name
+from hpo.evaluation import Evaluator
+from hpo.isolation import EvaluationLimits
+from hpo.learners import FitGuard
+from hpo.protocol import ProtocolSettings
+from hpo.space import SpaceError
+
+# seed §4.1: 30 % test (when no predefined split), 30 % of the training set for the diagnostic,
+# 10-fold CV on the rest; no training-size cap (the seed has none)
+PROTOCOL = ProtocolSettings(
+    validation="cv",
+    n_folds=10,
+    test_frac=0.3,
+    selection_split=True,
+    selection_frac=0.3,
+    train_cap=None,
+)
+RESULTS_DIR = Path("results/autoweka")
+
+
+def seed_datasets() -> dict[str, Any]:
+    """``conf/autoweka/datasets.yaml``: the seed's datasets mapped to ours, by task."""
+    return yaml.safe_load((AUTOWEKA_DIR / "datasets.yaml").read_text())
+
+
+def resolve_dataset(name: str) -> str:
+    """The catalog name of ``name``: a seed dataset name (Tables 4.1, 4.6) mapped through
+    ``conf/autoweka/datasets.yaml``, else any catalog name. A seed dataset with no offline copy
+    raises ``ValueError`` naming the reason and the command that fetches data online."""
+    mapping = seed_datasets()
+    for task in ("classification", "regression"):
+        entry = mapping[task].get(name)
+        if entry is None:
+            continue
+        if entry.get("ours"):
+            return str(entry["ours"])
+        raise ValueError(
+            f"dataset {name!r} (seed 004, {task}) is not available offline: {entry['reason']}; "
+            "online, fetch it with `python -m hpo.datasets fetch-openml <id>` and pass "
+            "--dataset openml:<id>"
+        )
+    return resolve_name(name)
+
+
+def load_methods() -> dict[str, MethodSpec]:
+    """The methods of ``conf/autoweka/methods.yaml``."""
+    return methods_from_config(yaml.safe_load((AUTOWEKA_DIR / "methods.yaml").read_text()))
+
+
+@dataclass(frozen=True)
+class AutowekaRun:
+    """One run's settings (everything that determines its results but the code)."""
+
+    method: str
+    dataset: str
+    budget: float
+    budget_kind: str = "cpu"
+    seed: int = 0
+    repetition: int = 0
+    time_limit: float | None = None
+    memory_limit: float | None = None
+    space_task: str | None = None  # None: the dataset's task
+    learners: tuple[str, ...] | None = None
+    max_ensemble: int = 5
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    def filename(self) -> str:
+        return f"{self.method}__seed{self.seed}__rep{self.repetition}.parquet"
+
+
+def check_run(run: AutowekaRun, data_task: str | None = None) -> tuple[MethodSpec, TimeBudget]:
+    """Validate ``run`` before anything is computed; ``ValueError`` with one line otherwise."""
+    methods = load_methods()
+    if run.method not in methods:
+        raise ValueError(f"unknown method {run.method!r}; valid choices: {', '.join(methods)}")
+    spec = methods[run.method]
+    MethodSpec(spec.name, spec.family, spec.instances, {**spec.settings, **run.settings})
+    budget = TimeBudget(run.budget * spec.budget_factor, run.budget_kind)
+    EvaluationLimits(time_s=run.time_limit, memory_mb=run.memory_limit)
+    if run.space_task is not None and run.space_task not in AUTOWEKA_COUNTS:
+        raise ValueError(
+            f"unknown space {run.space_task!r}; valid choices: {', '.join(AUTOWEKA_COUNTS)}"
+        )
+    if data_task is not None and run.space_task not in (None, data_task):
+        raise ValueError(
+            f"a {run.space_task} space cannot run on dataset {run.dataset!r}, a {data_task} "
+            f"dataset; valid choice: --space {data_task}"
+        )
+    if not 1 <= run.max_ensemble <= 5:
+        raise ValueError(
+            f"--max-ensemble {run.max_ensemble}: ensembles take 1 to 5 base learners (seed §3)"
+        )
+    return spec, budget
+
+
+def cash_space_for(run: AutowekaRun, task: str) -> CashSpace:
+    """The CASH space of ``run`` for a dataset of ``task`` (inputs are min-max scaled, so
+    non-negative: hpo/learners/autoweka.py)."""
+    return build_cash_space(
+        load_cash_library(),
+        task,
+        nonnegative_inputs=True,
+        include=run.learners,
+        max_ensemble=run.max_ensemble,
+    )
+
+
+def execute(run: AutowekaRun, data: Dataset | None = None, data_dir: str | None = None) -> dict:
+    """Run ``run``; the summary and the run's tables (not written)."""
+    data = data if data is not None else load_dataset(run.dataset, data_dir)
+    spec, budget = check_run(run, data.task)
+    cash = cash_space_for(run, data.task)
+    limits = None
+    if run.time_limit is not None or run.memory_limit is not None:
+        limits = EvaluationLimits(time_s=run.time_limit, memory_mb=run.memory_limit)
+    learner = f"autoweka_{data.task}"
+    evaluator = Evaluator(
+        data, PROTOCOL, lambda _: learner, FitGuard(), run.seed, run.repetition, limits=limits
+    )
+    try:
+        evaluator.splits.check_sizes(data.name)
+        instances = make_instances(evaluator, spec.instances, run.seed, data.name, run.repetition)
+        objective = InstanceObjective(evaluator, instances)
+        cv = objective
+        if spec.instances != "cv":
+            cv = InstanceObjective(
+                evaluator, make_instances(evaluator, "cv", run.seed, data.name, run.repetition)
+            )
+        rng = seeding.rng(run.seed, data.name, run.repetition, "autoweka", run.method)
+        optimizer = make_method(spec, cash, objective.n_instances, rng, **dict(run.settings))
+        result = run_cash(optimizer, objective, budget, cv_objective=cv)
+        oracle = oracle_errors(evaluator, result, data.task) if spec.family == "exdef" else {}
+    finally:
+        evaluator.close()
+    summary = summarize(run, data, cash, budget, result)
+    summary["oracle_test"] = oracle
+    return {"summary": summary, "result": result}
+
+
+def oracle_errors(evaluator: Evaluator, result: CashRun, task: str) -> dict[str, float]:
+    """Table 4.2's oracle: the test error of every configuration the run scored on all folds
+    (Ex-Def: every learner at its defaults), each retrained on the whole training set (it peeks
+    at the test set: a bound, never a method's result)."""
+    folds: dict[str, set[int]] = {}
+    for row in result.trace:
+        folds.setdefault(row["config"], set()).add(row["instance"])
+    n = max((len(f) for f in folds.values()), default=0)
+    scale = 100.0 if task == "classification" else 1.0
+    out = {}
+    for key, seen in folds.items():
+        if len(seen) == n:
+            config = dict(json.loads(key))
+            error = evaluator.test(config).error
+            out[str(config["learner"])] = (
+                float(error if task == "classification" else np.sqrt(error)) * scale
+            )
+    return out
+
+
+def describe_choice(config: Mapping[str, Any] | None) -> dict[str, str]:
+    """The chosen learner, its meta-method base or ensemble members, and feature selection."""
+    if config is None:
+        return {"learner": "", "base": "", "fs_search": "", "fs_eval": ""}
+    learner = str(config["learner"])
+    if "meta_base" in config:
+        base = str(config["meta_base"])
+    elif "ens_size" in config:
+        base = "+".join(str(config[f"ens_base_{i}"]) for i in range(1, int(config["ens_size"]) + 1))
+    else:
+        base = ""
+    search = str(config.get("fs_search", "none"))
+    evaluator = str(config.get("fs_eval_single", config.get("fs_eval_subset", "")))
+    return {"learner": learner, "base": base, "fs_search": search, "fs_eval": evaluator}
+
+
+def summarize(
+    run: AutowekaRun, data: Dataset, cash: CashSpace, budget: TimeBudget, result: CashRun
+) -> dict[str, Any]:
+    scale = 100.0 if data.task == "classification" else 1.0
+    root = np.sqrt if data.task == "regression" else (lambda x: x)  # RMSE for regression
+    trace = result.trace
+    return {
+        "method": run.method,
+        "dataset": data.name,
+        "task": data.task,
+        "seed": run.seed,
+        "repetition": run.repetition,
+        "budget_seconds": budget.seconds,
+        "budget_kind": budget.kind,
+        **describe_choice(result.incumbent),
+        "incumbent": json.dumps(result.incumbent, sort_keys=True, default=str),
+        "cv_error": float(root(result.cv_error)) * scale,
+        "test_error": float(root(result.test_error)) * scale,
+        "spearman": result.spearman,
+        "evaluations": len(trace),
+        "configurations": len({row["config"] for row in trace}),
+        "breaches": int(sum(row["breached"] for row in trace)),
+        "wall_seconds": result.wall_seconds,
+        "cpu_seconds": result.cpu_seconds,
+        "optimizer_seconds": result.optimizer_seconds,
+        "stopped_by": result.stopped_by,
+        "space_hyperparameters": cash.n_hyperparameters,
+        "error_unit": "error_%" if data.task == "classification" else "rmse",
+    }
+
+
+def results_table(result: CashRun) -> pd.DataFrame:
+    """The trace and trajectory rows of a run."""
+    trace = pd.DataFrame(result.trace).assign(row_type="trace")
+    trajectory = pd.DataFrame(result.trajectory).assign(row_type="trajectory")
+    return pd.concat([trace, trajectory], ignore_index=True)
+
+
+def write(run: AutowekaRun, outcome: dict, results_dir: Path) -> Path:
+    """Write the run's results file (atomically; never over a finished one) and its JSON."""
+    path = results_dir / outcome["summary"]["dataset"] / run.filename()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrow = pa.Table.from_pandas(results_table(outcome["result"]), preserve_index=False)
+    summary = json.dumps(outcome["summary"], sort_keys=True, default=str).encode()
+    metadata = {**(arrow.schema.metadata or {}), b"hpo.autoweka_summary": summary}
+    _write_parquet(arrow.replace_schema_metadata(metadata), path, overwrite=False)
+    path.with_suffix(".json").write_text(summary.decode())
+    return path
+
+
+def load_profile(name: str) -> dict[str, Any]:
+    """A profile of ``conf/autoweka/experiment.yaml`` (``ValueError`` naming the choices)."""
+    profiles = yaml.safe_load((AUTOWEKA_DIR / "experiment.yaml").read_text())["profiles"]
+    if name not in profiles:
+        raise ValueError(f"unknown profile {name!r}; valid choices: {', '.join(profiles)}")
+    return {"name": name, **profiles[name]}
+
+
+def plan(profile: Mapping[str, Any], budget: float | None = None) -> list[AutowekaRun]:
+    """The runs of a profile (every dataset x method x seed), each checked before any runs."""
+    limits = profile.get("limits") or {}
+    runs = []
+    for name in [*profile.get("classification", []), *profile.get("regression", [])]:
+        dataset = resolve_dataset(str(name))
+        for method in profile["methods"]:
+            for seed in range(int(profile["runs"])):
+                run = AutowekaRun(
+                    method=str(method),
+                    dataset=dataset,
+                    budget=float(budget or profile["budget"]),
+                    budget_kind=str(profile["budget_kind"]),
+                    seed=seed,
+                    time_limit=limits.get("time_s"),
+                    memory_limit=limits.get("memory_mb"),
+                )
+                check_run(run)
+                runs.append(run)
+    return runs
+
+
+def cost(profile: Mapping[str, Any]) -> str:
+    """The core-hours a profile asks for (budgets only; retraining and the diagnostic add a
+    little), beside the seed's."""
+    methods = load_methods()
+    runs = plan(profile)
+    seconds = sum(r.budget * methods[r.method].budget_factor for r in runs)
+    return (
+        f"profile {profile['name']}: {len(runs)} runs, {seconds / 3600:.1f} core-hours of "
+        f"{profile['budget_kind']} budget (the seed's design: 25 runs x 30 CPU h per method and "
+        "dataset, about 450,000 CPU h in all, spec C3)"
+    )
+
+
+def reproduce(
+    profile_name: str, results_root: Path, data_dir: str | None, budget: float | None = None
+) -> Path:
+    """Run every missing run of a profile, then write its report."""
+    from analysis.autoweka.report import write_report
+
+    profile = load_profile(profile_name)
+    runs = plan(profile, budget)
+    results_dir = results_root / profile_name / "runs"
+    for i, run in enumerate(runs, 1):
+        path = results_dir / run.dataset / run.filename()
+        if path.exists():
+            continue
+        outcome = execute(run, data_dir=data_dir)
+        write(run, outcome, results_dir)
+        s = outcome["summary"]
+        print(
+            f"[{i}/{len(runs)}] {run.method} {run.dataset} seed {run.seed}: {s['learner']} "
+            f"cv {s['cv_error']:.4g} test {s['test_error']:.4g} ({s['wall_seconds']:.0f} s)",
+            flush=True,
+        )
+    return write_report(
+        results_dir,
+        results_root / profile_name / "report",
+        seed_datasets(),
+        profile,
+        int(profile.get("best_of", 4)),
+        int(profile.get("bootstrap", 1000)),
+    )
+
+
+def _settings(pairs: Sequence[str]) -> dict[str, Any]:
+    out = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ValueError(f"--set {pair!r}: expected name=value")
+        name, value = pair.split("=", 1)
+        out[name] = yaml.safe_load(value)
+    return out
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.autoweka", description=__doc__.splitlines()[0]
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    space = sub.add_parser("space", help="print the CASH space's size beside Auto-WEKA's")
+    space.add_argument("--task", default="classification")
+    for command in ("reproduce", "cost"):
+        other = sub.add_parser(
+            command, help=f"{command} a profile of conf/autoweka/experiment.yaml"
+        )
+        other.add_argument("--profile", default="smoke")
+        other.add_argument("--results-dir", default=str(RESULTS_DIR))
+        other.add_argument("--data-dir", default=None)
+        other.add_argument("--budget", type=float, default=None, help="override (seconds)")
+    go = sub.add_parser("run", help="one method on one dataset")
+    go.add_argument("--method", required=True)
+    go.add_argument("--dataset", required=True)
+    go.add_argument("--budget", type=float, required=True, help="seconds")
+    go.add_argument("--budget-kind", default="cpu")
+    go.add_argument("--seed", type=int, default=0)
+    go.add_argument("--repetition", type=int, default=0)
+    go.add_argument("--time-limit", type=float, default=None, help="seconds per fit")
+    go.add_argument("--memory-limit", type=float, default=None, help="MB per fit")
+    go.add_argument(
+        "--space", default=None, help="classification | regression (default: the dataset's)"
+    )
+    go.add_argument("--learners", default=None, help="comma-separated learners to keep")
+    go.add_argument("--max-ensemble", type=int, default=5)
+    go.add_argument("--set", nargs="*", default=[], help="method settings, name=value")
+    go.add_argument("--results-dir", default=str(RESULTS_DIR))
+    go.add_argument("--data-dir", default=None)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    try:
+        if args.command == "space":
+            cash = build_cash_space(load_cash_library(), args.task, nonnegative_inputs=True)
+            print(cash.summary())
+            if cash.filtered:
+                print("filtered: " + ", ".join(cash.filtered))
+            return 0
+        if args.command == "cost":
+            print(cost(load_profile(args.profile)))
+            return 0
+        if args.command == "reproduce":
+            if args.budget is not None and not args.budget > 0:
+                raise ValueError(f"budget must be > 0 seconds, got {args.budget}")
+            started = time.perf_counter()
+            report = reproduce(args.profile, Path(args.results_dir), args.data_dir, args.budget)
+            minutes = (time.perf_counter() - started) / 60
+            print(f"report: {report} ({minutes:.1f} min)")
+            return 0
+        run = AutowekaRun(
+            method=args.method,
+            dataset=resolve_dataset(args.dataset),
+            budget=args.budget,
+            budget_kind=args.budget_kind,
+            seed=args.seed,
+            repetition=args.repetition,
+            time_limit=args.time_limit,
+            memory_limit=args.memory_limit,
+            space_task=args.space,
+            learners=tuple(args.learners.split(",")) if args.learners else None,
+            max_ensemble=args.max_ensemble,
+            settings=_settings(args.set),
+        )
+        check_run(run)
+        if run.learners is not None:
+            cash_space_for(run, run.space_task or "classification")
+        path = Path(args.results_dir) / run.dataset / run.filename()
+        if path.exists():
+            print(f"already finished, not run again (results are never overwritten): {path}")
+            return 0
+        outcome = execute(run, data_dir=args.data_dir)
+    except (ValueError, SpaceError, DatasetError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    path = write(run, outcome, Path(args.results_dir))
+    summary = outcome["summary"]
+    columns = [
+        "method",
+        "dataset",
+        "learner",
+        "base",
+        "fs_search",
+        "fs_eval",
+        "cv_error",
+        "test_error",
+        "evaluations",
+        "wall_seconds",
+    ]
+    print(
+        pd.DataFrame([summary])[columns].to_string(index=False, float_format=lambda v: f"{v:.4g}")
+    )
+    print(f"results: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

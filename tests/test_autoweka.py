@@ -1,0 +1,137 @@
+"""Seed 004's command line (experiments/autoweka.py) and report (analysis/autoweka): a method runs
+by name and its results show the chosen learner, meta-method and feature selection; bad input is
+one line, exit code 2, nothing written; the report's bootstrap, Welch tests and seed tables."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.autoweka.report import (
+    best_of_k,
+    read_seed_table,
+    significantly_better,
+    win_matrix,
+    with_virtual,
+)
+from experiments.autoweka import load_profile, main, plan, resolve_dataset
+
+
+def test_a_method_runs_by_name_and_its_results_show_the_choice(tmp_path, capsys):
+    code = main(
+        [
+            "run", "--method", "random", "--dataset", "sklearn-iris", "--budget", "8",
+            "--budget-kind", "wall", "--time-limit", "30", "--memory-limit", "3000",
+            "--learners", "knn,j48,bagging", "--results-dir", str(tmp_path),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "learner" in out and "fs_search" in out
+    summary = json.loads((tmp_path / "sklearn-iris" / "random__seed0__rep0.json").read_text())
+    assert summary["learner"] == json.loads(summary["incumbent"])["learner"]
+    assert summary["learner"] in ("knn", "j48", "bagging")
+    assert {"base", "fs_search", "fs_eval", "cv_error", "test_error"} <= set(summary)
+    assert 0 <= summary["test_error"] <= 100 and summary["evaluations"] > 0
+    frame = pd.read_parquet(tmp_path / "sklearn-iris" / "random__seed0__rep0.parquet")
+    trajectory = frame[frame.row_type == "trajectory"]
+    assert len(trajectory) >= 1 and trajectory.wall.is_monotonic_increasing
+    assert main(["run", "--method", "random", "--dataset", "sklearn-iris", "--budget", "8",
+                 "--results-dir", str(tmp_path)]) == 0  # fmt: skip
+    assert "already finished" in capsys.readouterr().out  # never run again or overwritten
+
+
+BASE = ["run", "--dataset", "sklearn-iris", "--budget", "5"]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ([*BASE, "--method", "random", "--budget", "0"], "budget must be > 0 seconds"),
+        ([*BASE, "--method", "random", "--time-limit", "0"], "limits.time_s must be > 0"),
+        ([*BASE, "--method", "random", "--memory-limit", "-1"], "limits.memory_mb must be > 0"),
+        ([*BASE, "--method", "random", "--learners", "knn,m5p"], "unknown learner 'm5p'"),
+        ([*BASE, "--method", "random", "--space", "regression"], "a regression space cannot"),
+        ([*BASE, "--method", "random", "--max-ensemble", "6"], "ensembles take 1 to 5"),
+        ([*BASE, "--method", "irace", "--set", "alpha=2"], "alpha=2 out of range"),
+        ([*BASE, "--method", "hyperband"], "unknown method 'hyperband'; valid choices: exdef"),
+        (["run", "--dataset", "Dexter", "--budget", "5", "--method", "smac"], "fetch-openml"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, capsys, argv, message):
+    assert main([*argv, "--results-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and message in err and "\n" not in err
+    assert not any(tmp_path.iterdir())
+
+
+def test_seed_dataset_names_map_to_ours_and_profiles_plan(uci_dir):
+    assert resolve_dataset("KR-vs-KP") == "chess-krvkp"
+    assert resolve_dataset("sklearn-wine") == "sklearn-wine"
+    runs = plan(load_profile("smoke"))
+    assert {r.dataset for r in runs} == {"car", "yeast", "sklearn-diabetes"}
+    assert len(runs) == 3 * 7 * 2
+
+
+# --- the report -------------------------------------------------------------------------------
+
+
+def test_best_of_k_picks_the_run_with_the_lowest_cv_error():
+    runs = pd.DataFrame({"cv_error": [3.0, 1.0, 2.0], "test_error": [30.0, 10.0, 20.0]})
+    draws = best_of_k(runs, 3, 50, np.random.default_rng(0))
+    assert (draws["cv"] == 1.0).all() and (draws["test"] == 10.0).all()
+    single = best_of_k(runs, 1, 3000, np.random.default_rng(0))
+    assert single["cv"].mean() == pytest.approx(2.0, abs=0.1)
+
+
+def test_welch_and_zero_variance_samples():
+    rng = np.random.default_rng(0)
+    assert significantly_better(np.full(10, 1.0), np.full(10, 2.0))
+    assert not significantly_better(np.full(10, 2.0), np.full(10, 2.0))
+    a, b = rng.normal(0, 1, 30), rng.normal(0.05, 1, 30)
+    assert not significantly_better(a, b) and not significantly_better(b, a)
+    assert significantly_better(rng.normal(0, 0.1, 30), rng.normal(1, 0.1, 30))
+
+
+def test_win_matrix_counts_datasets_and_adds_the_virtual_methods():
+    draws = {
+        ("d1", "smac"): {"cv": np.full(5, 1.0)},
+        ("d1", "random"): {"cv": np.full(5, 2.0)},
+        ("d2", "smac"): {"cv": np.full(5, 3.0)},
+        ("d2", "random"): {"cv": np.full(5, 2.0)},
+        ("d2", "tpe"): {"cv": np.full(5, 0.5)},
+    }
+    matrix = win_matrix(with_virtual(draws, "cv"))
+    assert matrix.loc["smac", "random"] == 1 and matrix.loc["random", "smac"] == 1
+    assert matrix.loc["best_autoweka", "best_baseline"] == 2  # smac on d1, tpe on d2
+
+
+def test_the_seed_tables_are_the_spec_s_numbers():
+    assert read_seed_table(3).loc["Car", "SMAC"] == 0.57
+    assert read_seed_table(4).loc["KR-vs-KP", "Ex-Def"] == 0.31
+    assert read_seed_table(8).loc["Slice", "SMAC"] == 0.2974
+    assert read_seed_table(2).loc["Dexter", "Grid Time CPU-h"] == 2710
+    assert np.isnan(read_seed_table(12).loc["Car", "Train SMAC-Multi-Level"])  # lost (a copy)
+
+
+def test_ex_def_records_the_oracle_test_error_of_every_learner(tmp_path):
+    from analysis.autoweka.report import oracle_table
+    from experiments.autoweka import AutowekaRun, execute
+
+    run = AutowekaRun(
+        method="exdef",
+        dataset="sklearn-iris",
+        budget=1000,
+        budget_kind="evaluations",
+        learners=("knn", "j48", "zero_r"),
+    )
+    outcome = execute(run)
+    oracle = outcome["summary"]["oracle_test"]
+    assert set(oracle) == {"knn", "j48", "zero_r"}
+    assert oracle["zero_r"] > max(oracle["knn"], oracle["j48"])  # the majority class is worst
+    table = oracle_table(pd.DataFrame([outcome["summary"]]), {}, ["sklearn-iris"])
+    assert table.loc[0, "ExDef Worst ours"] == oracle["zero_r"]
+    assert table.loc[0, "ExDef Gap ours"] == oracle["zero_r"] - min(oracle.values())

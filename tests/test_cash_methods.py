@@ -1,0 +1,210 @@
+"""Seed 004's methods (Thornton 2014 §2-4): Ex-Def, grid, limited grid, random search, SMAC with
+instances, SMAC-10-Batch, TPE, I/F-Race, and the timed run loop."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from experiments.autoweka import load_methods
+from experiments.spaces import load_cash_library
+from hpo.cash.base import CashOptimizer, Request
+from hpo.cash.baselines import ExDef, GridSearch, RandomSearch, learner_grid, limited_grid
+from hpo.cash.irace import IteratedFRace, friedman_step
+from hpo.cash.methods import MethodSpec, make_method
+from hpo.cash_space import build_cash_space
+
+
+@pytest.fixture(scope="module")
+def cash():
+    return build_cash_space(load_cash_library(), "classification", nonnegative_inputs=True)
+
+
+@pytest.fixture(scope="module")
+def small():
+    """A small CASH space (three base learners, a meta-method, an ensemble of up to two, no
+    feature selection), for the model-based methods, whose time grows with the dimension."""
+    return build_cash_space(
+        load_cash_library(),
+        "classification",
+        include=["knn", "svm", "j48", "bagging", "vote"],
+        max_ensemble=2,
+        feature_selection=False,
+    )
+
+
+GOOD = {"knn": 0.1, "svm": 0.2}  # a synthetic CASH landscape: learner -> loss, else 0.6
+
+
+def synthetic_loss(config, instance):
+    base = GOOD.get(str(config["learner"]), 0.6)
+    return base + 0.01 * instance
+
+
+def drive(optimizer: CashOptimizer, steps: int) -> list[tuple[Request, float]]:
+    told = []
+    for _ in range(steps):
+        request = optimizer.ask()
+        if request is None:
+            break
+        loss = synthetic_loss(request.config, request.instance)
+        optimizer.tell(request, loss)
+        told.append((request, loss))
+    return told
+
+
+# --- I/F-Race: the Friedman race by hand ---------------------------------------------------------
+
+
+def test_friedman_step_matches_a_hand_computed_race():
+    # ranks per block: R = (6, 10, 14), sum of squared ranks A = 70, C = 5 * 3 * 16 / 4 = 60
+    losses = np.array([[1, 2, 3], [1, 2, 3], [2, 1, 3], [1, 2, 3], [1, 3, 2]], dtype=float)
+    T = 2 * ((6 - 10) ** 2 + (14 - 10) ** 2) / (70 - 60)  # 6.4
+    assert stats.friedmanchisquare(*losses.T).statistic == pytest.approx(T)  # a library agrees
+    assert stats.chi2.sf(T, 2) == pytest.approx(math.exp(-3.2))  # 0.041 < 0.05: significant
+    critical = stats.t.ppf(0.975, 8) * math.sqrt(2 * (5 * 70 - (36 + 100 + 196)) / 8)  # 4.89
+    assert 4 < critical < 8  # R - R_best = (0, 4, 8): the third is eliminated, the second not
+    assert friedman_step(losses, alpha=0.05).tolist() == [True, True, False]
+    assert friedman_step(losses, alpha=0.01).tolist() == [True, True, True]  # p = 0.041 > 0.01
+
+
+def test_friedman_step_eliminates_as_scikit_posthocs_conover_test_against_the_best():
+    import scikit_posthocs
+
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(200):
+        b, k = int(rng.integers(5, 11)), int(rng.integers(3, 7))
+        losses = rng.normal(size=(b, k)) + np.linspace(0, rng.uniform(0, 1.5), k)
+        if stats.friedmanchisquare(*losses.T).pvalue >= 0.05:
+            continue
+        p = scikit_posthocs.posthoc_conover_friedman(losses, p_adjust=None).to_numpy()
+        best = int(np.argmin(np.apply_along_axis(stats.rankdata, 1, losses).sum(axis=0)))
+        expected = [i == best or p[best, i] >= 0.05 for i in range(k)]  # no correction
+        assert friedman_step(losses, 0.05).tolist() == expected
+        checked += 1
+    assert checked > 20
+
+
+def test_friedman_step_keeps_everyone_on_ties_and_uses_wilcoxon_for_two():
+    assert friedman_step(np.ones((6, 4))).all()
+    pair = np.column_stack([np.arange(8.0), np.arange(8.0) + 1])  # the second always worse
+    assert stats.wilcoxon(pair[:, 0], pair[:, 1]).pvalue < 0.05
+    assert friedman_step(pair).tolist() == [True, False]
+
+
+def test_iterated_f_race_finds_the_best_learner_within_its_evaluations(cash):
+    race = IteratedFRace(cash, 10, np.random.default_rng(0), max_evaluations=600)
+    told = drive(race, 10_000)
+    assert len(told) <= 600 and race.used == len(told)
+    assert race.incumbent()["learner"] in GOOD
+    per_config: dict[str, int] = {}
+    for request, _ in told:
+        key = repr(sorted(request.config.items()))
+        per_config[key] = per_config.get(key, 0) + 1
+    counts = np.array(list(per_config.values()))
+    assert np.median(counts) >= 5  # no test before 5 blocks (only the budget cuts a race short)
+    assert counts.max() == 10  # survivors raced to the last fold
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"alpha": 1.5}, "alpha=1.5 out of range; valid: in \\(0, 1\\)"),
+        ({"first_test": 1}, "first_test=1 out of range"),
+        ({"max_evaluations": 0}, "max_evaluations=0 out of range"),
+    ],
+)
+def test_iterated_f_race_refuses_settings_out_of_range(cash, settings, message):
+    with pytest.raises(ValueError, match=message):
+        IteratedFRace(cash, 10, np.random.default_rng(0), **settings)
+
+
+# --- baselines ------------------------------------------------------------------------------
+
+
+def test_grid_has_three_values_per_numeric_and_every_categorical_value(cash):
+    knn = learner_grid(cash, "knn")
+    assert sorted({c["base.knn.K"] for c in knn}) == pytest.approx([1, 8, 64])  # geometric midpoint
+    assert len(knn) == 3 * 2
+    forest = learner_grid(cash, "random_forest")
+    assert len(forest) == 3 * (1 + 3) * (1 + 3)  # I x (K off | 3 K) x (depth off | 3 depths)
+    for config in forest:  # only active parameters
+        assert ("base.random_forest.K" in config) == (config["base.random_forest.K_HIDDEN"] == "1")
+    grid = GridSearch(cash, 10, np.random.default_rng(0))
+    learners = {c["learner"] for c in [r.config for r, _ in drive(grid, 10 * grid.size)]}
+    assert learners == set(cash.base) and grid.ask() is None  # finished
+
+
+def test_ex_def_scores_every_learner_at_its_defaults_then_stops(cash):
+    exdef = ExDef(cash, 3, np.random.default_rng(0))
+    told = drive(exdef, 10_000)
+    assert len(told) == 3 * len(cash.learners)
+    assert exdef.incumbent() == cash.default_config("knn")
+
+
+def test_random_search_draws_learners_uniformly(cash):
+    search = RandomSearch(cash, 1, np.random.default_rng(0))
+    learners = [r.config["learner"] for r, _ in drive(search, 2300)]
+    counts = np.array([learners.count(name) for name in cash.learners])
+    assert stats.chisquare(counts).pvalue > 0.001
+
+
+def test_limited_grid_draws_points_until_the_budget_is_spent():
+    rng_a, rng_b = np.random.default_rng(5), np.random.default_rng(5)
+    best = limited_grid([1.0, 1.0, 1.0], [0.3, 0.2, 0.1], budget=2.5, rng=rng_a, n_bootstrap=50)
+    losses = np.array([0.3, 0.2, 0.1])
+    for b in range(50):  # 3 draws each: the third crosses the budget of 2.5 seconds
+        draws = rng_b.integers(0, 3, size=math.ceil(2 * 2.5 / 1.0))
+        assert best[b] == losses[draws[:3]].min()
+
+
+# --- SMAC, SMAC-10-Batch, TPE -----------------------------------------------------------------
+
+
+def test_smac_races_challengers_fold_by_fold(small):
+    spec = load_methods()["smac"]
+    smac = make_method(spec, small, 10, np.random.default_rng(0), initial_configs=4)
+    told = drive(smac, 50)
+    folds: dict[str, set[int]] = {}
+    for request, _ in told:
+        folds.setdefault(repr(sorted(request.config.items())), set()).add(request.instance)
+    sizes = sorted(len(f) for f in folds.values())
+    assert sizes[0] < 10 and sizes[-1] > 2  # challengers rejected early, the incumbent raced on
+    assert smac.incumbent() is not None
+
+
+@pytest.mark.parametrize("method", ["smac_10batch", "tpe"])
+def test_full_cv_methods_score_every_fold_and_propose_valid_configurations(small, method):
+    optimizer = make_method(load_methods()[method], small, 3, np.random.default_rng(0))
+    told = drive(optimizer, 3 * 25)
+    for i, (request, _) in enumerate(told):
+        assert request.instance == i % 3
+        config = dict(request.config)
+        assert set(small.space.decode(small.space.encode(config))) == set(config)
+    assert optimizer.incumbent()["learner"] in set(small.learners)
+
+
+def test_tpe_is_deterministic_given_its_seed(small):
+    runs = [
+        [
+            r.config
+            for r, _ in drive(
+                make_method(load_methods()["tpe"], small, 1, np.random.default_rng(3)), 25
+            )
+        ]
+        for _ in range(2)
+    ]
+    assert runs[0] == runs[1]
+
+
+def test_every_named_method_builds_and_unknown_settings_are_refused(small):
+    for spec in load_methods().values():
+        make_method(spec, small, 10, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="unknown setting 'gama' for method 'tpe'; valid: gamma"):
+        make_method(load_methods()["tpe"], small, 10, np.random.default_rng(0), gama=0.1)
+    with pytest.raises(ValueError, match="unknown family 'hyperband'"):
+        MethodSpec("x", "hyperband")
