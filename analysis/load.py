@@ -62,16 +62,27 @@ ScoreKey = tuple[str, str]  # (protocol, part)
 REPEATED_STRINGS = ("versions", "git_revision", "finished_at")
 
 
-def _read_columns(path: Path, wanted: tuple[str, ...], row_type: str | None) -> pd.DataFrame:
+def _read_columns(
+    path: Path, wanted: tuple[str, ...], row_type: str | None, as_categories: tuple[str, ...] = ()
+) -> pd.DataFrame:
+    """Columns ``wanted`` (those present) of one parquet file, the rows of ``row_type`` (all when
+    None); the :data:`REPEATED_STRINGS` and ``as_categories`` come as categoricals straight from
+    the file's dictionary pages, without building one Python-visible string per row."""
     present = set(pq.read_schema(path).names)
     columns = [c for c in wanted if c in present]
     table = pq.read_table(
         path,
         columns=columns,
         filters=None if row_type is None else [("row_type", "==", row_type)],
-        read_dictionary=[c for c in REPEATED_STRINGS if c in columns],
+        read_dictionary=[c for c in (*REPEATED_STRINGS, *as_categories) if c in columns],
     )
-    return table.to_pandas()
+    frame = table.to_pandas()
+    for column in as_categories:  # the file's order of appearance → sorted, as ``astype`` gives
+        if column in frame.columns:
+            frame[column] = frame[column].cat.reorder_categories(
+                frame[column].cat.categories.sort_values()
+            )
+    return frame
 
 
 def _run_files(runs_dir: Path) -> list[Path]:
@@ -117,20 +128,23 @@ def _from_runs(runs_dir: Path) -> tuple[pd.DataFrame, dict[str, str]]:
     return pd.concat(frames, ignore_index=True), unreadable
 
 
-def load_outcomes(folder: str | Path) -> pd.DataFrame:
+def load_outcomes(folder: str | Path, categorical_names: bool = False) -> pd.DataFrame:
     """Outcome rows (columns :data:`OUTCOME_COLUMNS` that exist) of a results folder.
 
     ``folder``: a consolidated folder holding ``outcomes.parquet``, or a sweep folder
     (``results/<experiment>/<profile>``) holding ``consolidated/`` and/or ``runs/``.
-    ``test_error`` stays a fraction, as in the results files.
+    ``test_error`` stays a fraction, as in the results files. ``categorical_names``: the
+    :data:`NAME_COLUMNS` as categoricals (:func:`with_categorical_names`), read as such from a
+    consolidated file (issue 26: a third of a paper-scale report's reading time otherwise).
     """
     folder = Path(folder)
     unreadable: dict[str, str] = {}
+    as_categories = NAME_COLUMNS if categorical_names else ()
     if (folder / "outcomes.parquet").is_file():
-        frame = _read_columns(folder / "outcomes.parquet", OUTCOME_COLUMNS, None)
+        frame = _read_columns(folder / "outcomes.parquet", OUTCOME_COLUMNS, None, as_categories)
     elif _consolidated_is_current(folder):
         consolidated = folder / layout.CONSOLIDATED / "outcomes.parquet"
-        frame = _read_columns(consolidated, OUTCOME_COLUMNS, None)
+        frame = _read_columns(consolidated, OUTCOME_COLUMNS, None, as_categories)
     elif (folder / layout.RUNS).is_dir():
         frame, unreadable = _from_runs(folder / layout.RUNS)
     else:
@@ -139,8 +153,12 @@ def load_outcomes(folder: str | Path) -> pd.DataFrame:
         )
     if "part" not in frame.columns:
         frame["part"] = "main"
-    types = {"iteration": "int64", "repetition": "int64", "part": "string"}
+    types = {"iteration": "int64", "repetition": "int64"}
+    if not categorical_names:
+        types["part"] = "string"
     frame = frame.astype(types).reset_index(drop=True)
+    if categorical_names:  # run files, read one by one, concatenate as plain strings
+        frame = with_categorical_names(frame)
     frame.attrs[UNREADABLE] = unreadable
     return frame
 
@@ -180,8 +198,20 @@ def with_categorical_names(outcomes: pd.DataFrame) -> pd.DataFrame:
     Arrow-backed strings factorizes them again for every groupby, a large share of a paper-scale
     report's statistics time. For plug-ins that only read those columns (``ChapterPlugin.
     categorical_names``); aggregates keep plain string labels (:func:`per_dataset_errors`)."""
-    names = [column for column in NAME_COLUMNS if column in outcomes.columns]
-    converted = outcomes.astype(dict.fromkeys(names, "category"))
+    return _names_as(outcomes, "category")
+
+
+def with_string_names(outcomes: pd.DataFrame) -> pd.DataFrame:
+    """``outcomes`` with the :data:`NAME_COLUMNS` as plain strings again (the inverse of
+    :func:`with_categorical_names`), for plug-ins that have not opted into categoricals."""
+    return _names_as(outcomes, "string")
+
+
+def _names_as(outcomes: pd.DataFrame, dtype: str) -> pd.DataFrame:
+    names = [c for c in NAME_COLUMNS if c in outcomes.columns and outcomes[c].dtype != dtype]
+    if not names:
+        return outcomes
+    converted = outcomes.astype(dict.fromkeys(names, dtype))
     converted.attrs = outcomes.attrs
     return converted
 
@@ -286,13 +316,14 @@ def _carried_forward(errors: pd.DataFrame, iterations: list[int]) -> dict[int, p
 
     A method that stopped early (the grid runs ⌊√budget⌋² evaluations) keeps its final choice.
     """
-    by_dataset = {
-        dataset: block.droplevel("dataset")
-        .reindex(sorted({*block.index.get_level_values("iteration"), *iterations}))
-        .ffill()
-        for dataset, block in errors.groupby(level="dataset")
+    datasets = errors.index.get_level_values("dataset").unique()
+    steps = sorted({*errors.index.get_level_values("iteration"), *iterations})
+    every = pd.MultiIndex.from_product([datasets, steps], names=["dataset", "iteration"])
+    carried = errors.reindex(every).groupby(level="dataset", sort=False).ffill()
+    return {
+        t: carried.xs(t, level="iteration").rename_axis(None).rename_axis(None, axis=1)
+        for t in iterations
     }
-    return {t: pd.DataFrame({d: b.loc[t] for d, b in by_dataset.items()}).T for t in iterations}
 
 
 def rank_curves(errors: pd.DataFrame, budget: int) -> pd.DataFrame:

@@ -77,13 +77,14 @@ def summary(curves: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     """
     final = final_overtuning(curves).assign(
         points=lambda f: 100.0 * f["overtuning"],
+        positive=lambda f: (f["points"] > 0).astype(float),
         worse=lambda f: f["test_error"] > f["reference_error"],
     )
     grouped = final.groupby(by, sort=True, observed=True)
     table = pd.DataFrame(
         {
             "runs": grouped.size(),
-            "share_positive": grouped["points"].apply(lambda v: float((v > 0).mean())),
+            "share_positive": grouped["positive"].mean(),
             "mean": grouped["points"].mean(),
             **{f"q{round(100 * q)}": grouped["points"].quantile(q) for q in QUANTILES},
             "median_relative": grouped["relative_overtuning"].median(),

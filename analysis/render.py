@@ -30,8 +30,15 @@ def markdown(frame: pd.DataFrame) -> str:
         return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
 
     lines = [row([frame.index.name or "", *frame.columns]), "|" + "---|" * (len(frame.columns) + 1)]
-    lines += [row([label, *values]) for label, values in frame.iterrows()]
+    lines += [row([label, *values]) for label, values in _rows(frame)]
     return "\n".join(lines)
+
+
+def _rows(frame: pd.DataFrame) -> zip:
+    """(label, cells) per row: the cells ``iterrows`` gives (rows of ``frame.values``, so mixed
+    int/float columns show as floats, as before) without building one Series per row; a
+    paper-scale appendix has thousands of rows."""
+    return zip(frame.index, frame.to_numpy(), strict=True)
 
 
 _LATEX_REPLACEMENTS = (
@@ -68,9 +75,7 @@ def latex(frame: pd.DataFrame, caption: str) -> str:
     """``frame`` as a LaTeX ``table`` with ``caption``."""
     header = [str(frame.index.name or ""), *map(str, frame.columns)]
     rows = [" & ".join(map(_latex_escape, header)) + r" \\ \hline"]
-    rows += [
-        " & ".join(map(_latex_escape, [label, *row])) + r" \\" for label, row in frame.iterrows()
-    ]
+    rows += [" & ".join(map(_latex_escape, [label, *row])) + r" \\" for label, row in _rows(frame)]
     return "\n".join(
         [
             r"\begin{table}[ht]\centering\small",

@@ -144,13 +144,13 @@ def write_report(
     ``chapter``: a registered plug-in name (default: chosen from the results, see
     ``analysis.plugins.choose_plugin``). ``fig31_dataset``: option of the Chapter-3 plug-in.
     """
-    outcomes = load.load_outcomes(results)
+    outcomes = load.load_outcomes(results, categorical_names=True)
     out_dir = Path(out_dir) if out_dir is not None else load.default_report_dir(results)
     out_dir.mkdir(parents=True, exist_ok=True)
     notes = dataset_notes(results)
     plugin, why = plugins.choose_plugin(outcomes, chapter)
-    if plugin.categorical_names:
-        outcomes = load.with_categorical_names(outcomes)
+    if not plugin.categorical_names:
+        outcomes = load.with_string_names(outcomes)
     context = plugins.ReportContext(
         Path(results), outcomes, out_dir, render.TableWriter(out_dir),
         {"fig31_dataset": fig31_dataset, "dataset_notes": notes},

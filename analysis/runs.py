@@ -31,9 +31,10 @@ def run_health(outcomes: pd.DataFrame) -> pd.DataFrame:
     else:
         table["stuck runs"] = pd.NA
     if RETRAIN_HIT_COLUMN in outcomes:
-        hit = outcomes[RETRAIN_HIT_COLUMN].fillna(False).astype(bool)
-        hits = hit.groupby([outcomes["method"], outcomes["run_id"]], observed=True).any()
-        table["retraining hit the limit"] = hits.groupby(level="method", observed=True).sum()
+        hit = outcomes[RETRAIN_HIT_COLUMN].fillna(False).astype(bool).to_numpy()
+        hit_runs = outcomes.loc[hit, ["method", "run_id"]].drop_duplicates()
+        counts = hit_runs.groupby("method", observed=True).size()
+        table["retraining hit the limit"] = counts.reindex(table.index, fill_value=0)
     table = table.astype("Int64")
     table.index.name = "method"
     return table

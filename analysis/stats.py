@@ -133,12 +133,12 @@ def _wilcoxon_two_sided(differences: bytes) -> float:
 def wilcoxon_pvalues(scores: pd.DataFrame) -> pd.DataFrame:
     """Symmetric matrix of pairwise Wilcoxon p-values across datasets (diagonal NaN)."""
     values = check_scores(scores)
-    methods = list(values.columns)
-    pvalues = pd.DataFrame(np.nan, index=methods, columns=methods)
-    for first, second in itertools.combinations(methods, 2):
-        p = wilcoxon_pvalue(values[first].to_numpy(), values[second].to_numpy())
-        pvalues.loc[first, second] = pvalues.loc[second, first] = p
-    return pvalues
+    columns = values.to_numpy(dtype=float).T
+    pvalues = np.full((len(columns), len(columns)), np.nan)
+    for first, second in itertools.combinations(range(len(columns)), 2):
+        p = wilcoxon_pvalue(columns[first], columns[second])
+        pvalues[first, second] = pvalues[second, first] = p
+    return pd.DataFrame(pvalues, index=values.columns, columns=values.columns)
 
 
 def significance_marks(scores: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:

@@ -71,3 +71,25 @@ def test_report_says_how_many_files_were_left_out(tmp_path: Path) -> None:
     warning = text.index("mix 2 code revisions")  # one revision per dataset in write_runs
     assert warning < text.index("## 1.")  # at the top, before the first section
     assert str(paths[-1]) in text
+
+
+@pytest.mark.parametrize("consolidated", [True, False])
+def test_categorical_names_hold_the_same_rows_with_sorted_categories(
+    tmp_path: Path, consolidated: bool
+) -> None:
+    """Issue 26: names read as categoricals straight from the file's dictionary pages (or
+    converted after reading run files) hold exactly the plain read's values, with categories
+    sorted, so every groupby over them orders its groups as before."""
+    write_runs(tmp_path / "runs", datasets=("wine", "iris", "abalone"))  # not in sorted order
+    if consolidated:
+        frames = [pd.read_parquet(path) for path in load.layout.run_files(tmp_path / "runs")]
+        pd.concat(frames[::-1], ignore_index=True).to_parquet(tmp_path / "outcomes.parquet")
+    plain = load.load_outcomes(tmp_path)
+    named = load.load_outcomes(tmp_path, categorical_names=True)
+    for column in ("run_id", "method", "dataset", "protocol", "part"):
+        assert isinstance(named[column].dtype, pd.CategoricalDtype), column
+        categories = list(named[column].cat.categories)
+        assert categories == sorted(categories), column
+    pd.testing.assert_frame_equal(load.with_string_names(named), plain, check_dtype=False)
+    groups = named.groupby("dataset", observed=True).size()
+    assert list(groups.index) == ["abalone", "iris", "wine"]

@@ -31,12 +31,14 @@ def _mean_curves(curves: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 def by_size_bin(curves: pd.DataFrame, labels: tuple[str, ...]) -> pd.DataFrame:
     """Final-iteration overtuning per (protocol, |D_TVS| bin, method), bins as Fig 3.4."""
-    sizes = load.dataset_sizes(sorted(curves["dataset"].unique()))
-    binned = curves.assign(
+    final = overtuning.final_overtuning(curves)  # binning a run's last row is binning the run
+    sizes = load.dataset_sizes(sorted(final["dataset"].unique()))
+    binned = final.assign(
         size_bin=pd.cut(
-            curves["dataset"].map(sizes), SIZE_BIN_EDGES, right=True, labels=list(labels)
+            final["dataset"].map(sizes).astype(float), SIZE_BIN_EDGES, right=True,
+            labels=list(labels),
         )
-    )
+    )  # fmt: skip
     return overtuning.summary(binned, ["protocol", "size_bin", "method"])
 
 
