@@ -11,12 +11,13 @@ import numpy as np
 from omegaconf import OmegaConf
 
 from experiments.runner import POST_HOC_DEFAULTS, RunSpec
+from experiments.spaces import plain_space
 from hpo.datasets import DatasetError, dataset_task, resolve_name, unknown_choice_message
 from hpo.ensembles import TIE_RULES
 from hpo.learners import FitGuard, learner_names
 from hpo.optimizers import check_settings, make_optimizer
 from hpo.protocol import ProtocolSettings
-from hpo.space import SpaceError, space_from_config
+from hpo.space import SpaceError
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 
@@ -140,7 +141,7 @@ def _stratify(value: Any) -> bool | tuple[str, ...]:
 def _space(declaration: Mapping[str, Any]) -> dict[str, Any]:
     """The composed space declaration, checked (a malformed file is one line, exit 2)."""
     try:
-        space = space_from_config(declaration)
+        space = plain_space(declaration)
     except SpaceError as err:
         raise UsageError(str(err)) from err
     for learner in space.learners:
@@ -158,7 +159,7 @@ def check_task(space: Mapping[str, Any], dataset: str) -> None:
     from experiments.spaces import spaces_for_task
 
     try:
-        learners_task = space_task(space_from_config(space))
+        learners_task = space_task(plain_space(space))
     except ValueError as err:
         raise UsageError(str(err)) from err
     task = dataset_task(dataset)
@@ -268,7 +269,7 @@ def _optimizer_settings(optimizer: Mapping[str, Any], space: Mapping[str, Any]) 
     family, settings = str(optimizer["family"]), dict(optimizer.get("settings") or {})
     try:
         check_settings(family, settings)
-        make_optimizer(family, space_from_config(space), 2, np.random.default_rng(0), **settings)
+        make_optimizer(family, plain_space(space), 2, np.random.default_rng(0), **settings)
     except (KeyError, ValueError, TypeError) as err:
         raise UsageError(str(err).strip('"')) from err
     return settings
