@@ -12,6 +12,7 @@ from hpo.optimizers.base import (
     EnsembleProvider,
     Optimizer,
     PredictionsConsumer,
+    PriorConsumer,
     Proposal,
     SurrogateOptimizer,
 )
@@ -46,6 +47,18 @@ def _hypercube_class() -> type[Optimizer]:
     return ShrinkingHypercube
 
 
+def _prior_rs_class() -> type[Optimizer]:
+    from hpo.optimizers.prior_search import PriorRandomSearch
+
+    return PriorRandomSearch
+
+
+def _pds_class() -> type[Optimizer]:
+    from hpo.optimizers.prior_search import ParametricDensity
+
+    return ParametricDensity
+
+
 def _eo_class() -> type[Optimizer]:
     from hpo.optimizers.ensemble import EnsembleOptimizer
 
@@ -61,6 +74,8 @@ CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "eo": _eo_class,
     "esmbo": lambda: __import__("hpo.optimizers.esmbo", fromlist=["_"]).ESMBOOptimizer,  # UAI 2014
     "hypercube": _hypercube_class,  # seed 003 §3.4, Gonnet et al. 2010
+    "prior_rs": _prior_rs_class,  # seed 003 §3.4(a): random search from the priors
+    "pds": _pds_class,  # seed 003 §3.4(c): parametric-density sampler, uniform fallback
 }
 FAMILIES = tuple(CLASSES)
 _FIXED_ARGUMENTS = ("self", "space", "budget", "rng")
@@ -103,6 +118,7 @@ __all__ = [
     "GridSearch",
     "Optimizer",
     "PredictionsConsumer",
+    "PriorConsumer",
     "Proposal",
     "RandomSearch",
     "SurrogateOptimizer",

@@ -13,6 +13,8 @@ Capabilities are explicit base classes the runner tests for, never branches on f
   (ensemble optimization re-scores the pool against the current ensemble, thesis Alg. 4.1);
 * :class:`EnsembleProvider` — keeps an ensemble of evaluated models as it goes (EO's slots,
   thesis Alg. 4.1), read by the ``eo`` selection rule;
+* :class:`PriorConsumer` — samples from the space's per-context priors (seed 003, §3.1): the
+  runner hands it the :class:`~hpo.priors.PriorSpace` the space file declares;
 * ``reports_at_batch_ends`` — a generational optimizer (CMA-ES) whose incumbents exist only at the
   end of each generation (thesis §3.3; [decide], docs/deviations.md).
 """
@@ -29,6 +31,7 @@ import numpy as np
 from hpo.space import Space
 
 if TYPE_CHECKING:
+    from hpo.priors import PriorSpace
     from hpo.records import FoldPredictions
 
 
@@ -110,3 +113,12 @@ class EnsembleProvider(ABC):
     @abstractmethod
     def current_ensemble(self) -> tuple[int, ...]:
         """The members of the current ensemble as 1-based trace iterations (no duplicates)."""
+
+
+class PriorConsumer(ABC):
+    """Capability: the optimizer draws from the per-context priors of a space file (seed 003,
+    §3.1); the runner calls :meth:`use_priors` once, before the first ``ask``."""
+
+    @abstractmethod
+    def use_priors(self, prior_space: PriorSpace) -> None:
+        """Sample from ``prior_space`` (whose ``space`` is the optimizer's space)."""
