@@ -6,7 +6,11 @@ fold's validation rows and on the selection split D_S (thesis §3.3, Fig 3.2); f
 configuration it retrains on all of D_TVS and scores on the test split D_G. Zero-one losses
 (squared errors on a regression set, :mod:`hpo.tasks`) are computed from the predictions, which
 are kept when the run asks for them (ensembles, Chapter 4, work on predictions, not on error
-rates).
+rates). With a :class:`~hpo.performance_index.PerformanceIndex` (seed 003, §3.2) the loss of a fold
+is ``1 − S``, its index computed from the fold model's class probabilities (one-hot predictions
+for a learner without them) against the class frequencies of the fold's training rows; the
+probabilities are kept with the predictions when the run asks for them. Without an index nothing
+else is computed: the zero-one losses are those of every earlier run.
 
 Fits are deterministic (a stochastic learner's seed is derived from the run's seed, dataset,
 repetition and the configuration itself), so a configuration already scored on the same folds (a
@@ -32,7 +36,7 @@ import json
 import math
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,13 +47,15 @@ from hpo.datasets import Dataset
 from hpo.ensembles import majority_vote
 from hpo.ensembles.agnostic_bayes import ensemble_predict
 from hpo.learners import (
+    FAILED_LABEL,
     FitGuard,
     FitOutcome,
     SquaredDistanceCache,
     fit_and_predict,
     learner_parameters,
 )
-from hpo.protocol import ProtocolSettings, RepetitionSplits
+from hpo.performance_index import PerformanceIndex, class_frequencies
+from hpo.protocol import Fold, ProtocolSettings, RepetitionSplits
 from hpo.records import Choice, FoldPredictions, Member
 from hpo.tasks import REGRESSION, mean_loss, task_of_targets
 
@@ -86,6 +92,7 @@ class TestResult:
     fit_seconds: float
     failure: str | None = None
     predictions: np.ndarray | None = None
+    probabilities: np.ndarray | None = None  # (n_test, n_classes), when the run keeps them
 
 
 def config_key(config: Mapping[str, object]) -> tuple:
@@ -109,7 +116,9 @@ class Evaluator:
     """Scores configurations on the folds of a batch and tests chosen ones (both cached).
 
     ``learner_of`` names the learner of a configuration (the space's choice, e.g. its
-    ``classifier`` parameter, or its one fixed learner).
+    ``classifier`` parameter, or its one fixed learner). ``index``: score folds by seed 003's
+    performance index (loss ``1 − S``) instead of the zero-one error; ``keep_probabilities``:
+    keep the class probabilities with the predictions (and the test results).
     """
 
     def __init__(
@@ -123,6 +132,8 @@ class Evaluator:
         keep_predictions: bool = False,
         learner_settings: Mapping[str, object] | None = None,
         checkpoint_dir: str | Path | None = None,
+        index: PerformanceIndex | None = None,
+        keep_probabilities: bool = False,
     ) -> None:
         X_parts = [data.X] if data.X_test is None else [data.X, data.X_test]
         y_parts = [data.y] if data.y_test is None else [data.y, data.y_test]
@@ -135,6 +146,15 @@ class Evaluator:
         self.standardize = protocol.standardize
         self.guard = guard
         self.keep_predictions = keep_predictions
+        self.index = index
+        self.keep_probabilities = keep_probabilities
+        wants_probabilities = index is not None or keep_probabilities
+        if wants_probabilities and task_of_targets(self.y) == REGRESSION:
+            raise ValueError(
+                f"dataset {data.name!r} is a regression dataset; the performance index and "
+                "class probabilities need a classification dataset"
+            )
+        self.n_classes = int(self.y.max()) + 1 if wants_probabilities else None
         self._seed_key = (seed, data.name, repetition)
         self.learner_settings = dict(learner_settings or {})  # a space's fixed settings
         self._checkpoint_dir = None if checkpoint_dir is None else Path(checkpoint_dir)
@@ -191,6 +211,7 @@ class Evaluator:
             validation=(X_evals[0], self.y[evals[0]]) if early_stopping else None,
             epochs=epochs,
             checkpoint=None if checkpoint is None else str(checkpoint),
+            **({} if self.n_classes is None else {"n_classes": self.n_classes}),
         )
         return dataclasses.replace(outcome, fit_seconds=outcome.fit_seconds + gram_seconds)
 
@@ -257,14 +278,24 @@ class Evaluator:
             )
             if outcome.resource_spent is not None:
                 spent.append(outcome.resource_spent)
-            valid.append(outcome.errors[0])
-            sel.append(outcome.errors[1])
+            if self.index is None:
+                valid.append(outcome.errors[0])
+                sel.append(outcome.errors[1])
+            else:
+                learner = self.learner_of(config)
+                valid.append(1.0 - self.index_of(outcome, 0, train, fold.valid, learner))
+                sel.append(1.0 - self.index_of(outcome, 1, train, selection, learner))
             hits += outcome.hit_limit
             constant += outcome.constant
             seconds += outcome.fit_seconds
             failure = failure or outcome.failure
             if self.keep_predictions:
-                kept.append(FoldPredictions(fold.valid, self.y[fold.valid], *outcome.predictions))
+                probabilities = outcome.probabilities if self.keep_probabilities else (None, None)
+                kept.append(
+                    FoldPredictions(
+                        fold.valid, self.y[fold.valid], *outcome.predictions, *probabilities
+                    )
+                )
         result = Validation(
             valid_loss=float(np.mean(valid)),
             selection_loss=float(np.mean(sel)) if len(selection) else float("nan"),
@@ -279,6 +310,45 @@ class Evaluator:
         )
         self._valid_cache[key] = result
         return result
+
+    def index_of(
+        self, outcome: FitOutcome, which: int, train: np.ndarray, rows: np.ndarray, learner: str
+    ) -> float:
+        """Seed 003's index ``S`` of ``outcome``'s predictions on evaluation set ``which``
+        (``rows``), its baseline the class frequencies of the ``train`` rows (NaN for no rows).
+        A failed fit scores 0, the baseline [decision: Fig. 5.1 draws failures there]."""
+        if not len(rows):
+            return float("nan")
+        if outcome.failure is not None or np.any(outcome.predictions[which] == FAILED_LABEL):
+            return 0.0
+        classes = np.arange(self.n_classes)
+        given = outcome.probabilities[which] if outcome.gives_probabilities else None
+        return self.index.score(
+            self.y[rows],
+            classes,
+            class_frequencies(self.y[train], classes),
+            labels=outcome.predictions[which],
+            probabilities=given,
+            learner=learner,
+        ).index
+
+    def holdout_scores(
+        self, config: Mapping[str, object], folds: Sequence[Fold]
+    ) -> tuple[list[float], float]:
+        """Seed 003's model-selection scores (§3.3): ``config`` fitted on each fold's training
+        rows and scored on its validation rows by the index (``1 −`` the zero-one error
+        without one); returns the scores and the mean fit seconds."""
+        scores, seconds = [], 0.0
+        learner = self.learner_of(config)
+        for fold in folds:
+            train_key = ("holdout", hash(fold.train.tobytes()))
+            outcome = self._fit(config, fold.train, [fold.valid], train_key, self.guard)
+            seconds += outcome.fit_seconds
+            if self.index is None:
+                scores.append(1.0 - outcome.errors[0])
+            else:
+                scores.append(self.index_of(outcome, 0, fold.train, fold.valid, learner))
+        return scores, seconds / max(len(folds), 1)
 
     def test(self, config: Mapping[str, object]) -> TestResult:
         """``config`` retrained on all of D_TVS (no work limit, thesis §3.3) and scored on D_G."""
@@ -297,6 +367,7 @@ class Evaluator:
                 outcome.fit_seconds,
                 outcome.failure,
                 outcome.predictions[0],
+                outcome.probabilities[0] if self.keep_probabilities else None,
             )
         return self._test_cache[key]
 
