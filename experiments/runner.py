@@ -264,6 +264,7 @@ def run(
 SELECTION_COLUMNS = {
     "iteration": "int64",
     "learner": "string",
+    "ms_kind": "string",  # "optimized" (a candidate) or "default" (the §5 baseline, iteration 0)
     "ms_signature": "string",
     "ms_optimization_score": "float64",
     "ms_holdout_mean": "float64",

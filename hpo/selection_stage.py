@@ -15,6 +15,12 @@ from the optimisation trace to the ranked, statistically tied set of models.
 The output (:class:`StageResult`) has one row per scored candidate: its optimisation score, its
 30 hold-out scores (mean, standard deviation = stability), mean fit seconds (runtime), and for
 the models that reached the root their rank, p-value against the best and tied flag.
+
+The defaults baseline (§5, Table 5.1's "Default Worst/Best", Figs 5.1–5.2's thin boxes), with
+``defaults``: every learner of the space at scikit-learn's defaults (the configuration that
+names the learner only, so its factory builds the bare estimator) scored by the same index on
+the same 30 folds of H as the candidates; one row each, ``ms_kind == "default"``, outside the
+cascade (the seed tests the optimised models only).
 """
 
 from __future__ import annotations
@@ -55,6 +61,7 @@ class SelectionSettings:
     folds: int = 10  # ... of k = 10-fold CV on H: 30 scores per model
     top_n: int = 3  # [decision] models promoted per node (Algorithm 3)
     importances: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_IMPORTANCES))
+    defaults: bool = False  # [seed §5] score every learner at its defaults too (the baseline)
 
     def __post_init__(self) -> None:
         check_alpha(self.alpha)
@@ -63,6 +70,8 @@ class SelectionSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ModelSelectionError(f"{name}={value!r} must be an integer >= {low}")
+        if not isinstance(self.defaults, bool):
+            raise ModelSelectionError(f"defaults={self.defaults!r} must be true or false")
 
 
 @dataclass(frozen=True)
@@ -99,6 +108,56 @@ def holdout_folds(evaluator: Evaluator, settings: SelectionSettings, seed_key: t
         for train, valid in splitter.split(np.zeros(len(rows)), labels):
             folds.append(Fold(rows[train], rows[valid]))
     return folds
+
+
+def default_config(space: Space, learner: str) -> dict[str, Any]:
+    """``learner`` at scikit-learn's defaults: the configuration that names it and sets nothing
+    else (the factories fill in only what the framework always sets: seeds, ``n_jobs``, the fit
+    guard's limits; ``tests/test_appendix_a_learners.py``)."""
+    return {} if space.learner_parameter is None else {space.learner_parameter: learner}
+
+
+def score_defaults(
+    evaluator: Evaluator, space: Space, folds: Sequence[Fold]
+) -> tuple[list[dict[str, Any]], float]:
+    """The defaults baseline (§5): one row per learner of ``space``, scored like a candidate
+    (:meth:`~hpo.evaluation.Evaluator.holdout_scores` on the same ``folds``); and the summed
+    fit seconds."""
+    rows, fit_seconds = [], 0.0
+    for learner in space.learners:
+        config = default_config(space, learner)
+        holdout, seconds = evaluator.holdout_scores(config, folds)
+        fit_seconds += seconds * len(folds)
+        row = _row(0, learner, "defaults", math.nan, holdout, seconds, config)
+        rows.append(row | {"ms_kind": "default"})
+    return rows, fit_seconds
+
+
+def _row(
+    iteration: int,
+    learner: str,
+    signature: str,
+    optimization_score: float,
+    holdout: Sequence[float],
+    seconds: float,
+    config: Mapping[str, Any],
+) -> dict[str, Any]:
+    """One scored model's row (the module docstring), not (yet) ranked."""
+    return {
+        "iteration": iteration,
+        "learner": learner,
+        "ms_kind": "optimized",
+        "ms_signature": signature,
+        "ms_optimization_score": optimization_score,
+        "ms_holdout_mean": float(np.mean(holdout)),
+        "ms_holdout_std": float(np.std(holdout, ddof=1)),
+        "ms_holdout_scores": json.dumps([float(s) for s in holdout]),
+        "ms_holdout_fit_seconds": seconds,
+        "ms_config": json.dumps(dict(config), sort_keys=True, default=str),
+        "ms_rank": None,
+        "ms_p_value": math.nan,
+        "ms_tied": None,
+    }
 
 
 def run_stage(
@@ -140,20 +199,9 @@ def run_stage(
             tree.setdefault(learner, {}).setdefault(signature, []).append(
                 Candidate(name, tuple(holdout), runtime=seconds)
             )
-            rows[name] = {
-                "iteration": i + 1,
-                "learner": learner,
-                "ms_signature": signature,
-                "ms_optimization_score": 1.0 - losses[i],
-                "ms_holdout_mean": float(np.mean(holdout)),
-                "ms_holdout_std": float(np.std(holdout, ddof=1)),
-                "ms_holdout_scores": json.dumps([float(s) for s in holdout]),
-                "ms_holdout_fit_seconds": seconds,
-                "ms_config": json.dumps(dict(learner_configs[i]), sort_keys=True, default=str),
-                "ms_rank": None,
-                "ms_p_value": math.nan,
-                "ms_tied": None,
-            }
+            rows[name] = _row(
+                i + 1, learner, signature, 1.0 - losses[i], holdout, seconds, learner_configs[i]
+            )
     selection = select_hierarchically(
         tree, settings.alpha, settings.top_n, settings.importances, settings.k, seed
     )
@@ -162,4 +210,8 @@ def run_stage(
     ordered = sorted(
         rows.values(), key=lambda r: (r["ms_rank"] is None, r["ms_rank"] or 0, r["iteration"])
     )
+    if settings.defaults:
+        baseline, seconds = score_defaults(evaluator, space, folds)
+        ordered += baseline
+        fit_seconds += seconds
     return StageResult(ordered, selection, fit_seconds, time.perf_counter() - started)

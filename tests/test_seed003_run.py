@@ -173,3 +173,57 @@ def test_the_seed_optimisers_run_by_name(method: str) -> None:
 def test_bad_seed003_settings_are_one_line(override: str, message: str) -> None:
     with pytest.raises(UsageError, match=message):
         compose_run(["optimizer=hrs", "dataset=sklearn-iris", override])
+
+
+def test_the_defaults_baseline_is_each_bare_estimator_scored_by_the_index(iris) -> None:
+    """Issue 28 item 7 (seed §5): every learner at scikit-learn's defaults, on the same folds of H
+    as the candidates, scored by the same index; checked against the bare classes by hand."""
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.naive_bayes import GaussianNB
+
+    from hpo.evaluation import standardize_features
+    from hpo.selection_stage import SelectionSettings, holdout_folds, score_defaults
+    from hpo.space import space_from_config
+
+    protocol = ProtocolSettings(validation="cv", n_folds=3, test_frac=0.5, standardize=True)
+    space = space_from_config(
+        {
+            "name": "two",
+            "learner": {"choice": "classifier"},
+            "parameters": {
+                "classifier": {"type": "categorical", "choices": ["lda", "gaussian_nb"]}
+            },
+        }
+    )
+    index = PerformanceIndex()
+    evaluator = Evaluator(iris, protocol, space.learner_of, FitGuard(), 0, 0, index=index)
+    folds = holdout_folds(evaluator, SelectionSettings(repeats=1, folds=3), (0, iris.name, 0))
+    rows, seconds = score_defaults(evaluator, space, folds)
+    assert [r["learner"] for r in rows] == ["lda", "gaussian_nb"] and seconds > 0
+    classes = np.arange(3)
+    for row, estimator in zip(rows, (LinearDiscriminantAnalysis, GaussianNB), strict=True):
+        assert row["ms_kind"] == "default" and row["iteration"] == 0
+        by_hand = []
+        for fold in folds:
+            X_train, (X_valid,) = standardize_features(iris.X[fold.train], [iris.X[fold.valid]])
+            model = estimator().fit(X_train, iris.y[fold.train])
+            by_hand.append(
+                index.score(
+                    iris.y[fold.valid],
+                    classes,
+                    class_frequencies(iris.y[fold.train], classes),
+                    labels=model.predict(X_valid),
+                    probabilities=model.predict_proba(X_valid),
+                ).index
+            )
+        np.testing.assert_allclose(json.loads(row["ms_holdout_scores"]), by_hand, atol=1e-12)
+
+
+def test_a_seed003_run_by_name_has_the_defaults_rows_outside_the_ranking() -> None:
+    spec = compose_run(["optimizer=hrs", "budget=3"] + FAST)
+    assert spec.model_selection["defaults"] is True
+    selection = run(spec).selection
+    defaults = selection[selection["ms_kind"] == "default"]
+    assert sorted(defaults["learner"]) == sorted(load_prior_space("seed003").space.learners)
+    assert defaults["ms_rank"].isna().all() and (defaults["iteration"] == 0).all()
+    assert (selection[selection["ms_rank"].notna()]["ms_kind"] == "optimized").all()
