@@ -13,7 +13,7 @@ TORCH       ?= torch==2.13.0+cpu
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 EXPERIMENT ?= chapter3
 
-.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo reproduce-ensembles reproduce-surrogates reproduce-autoweka status bench clean
+.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo reproduce-ensembles reproduce-surrogates reproduce-autoweka reproduce-hierarchical status bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -76,6 +76,9 @@ reproduce-ensembles: $(STAMP)
 
 reproduce-surrogates: $(STAMP)
 	$(PY) -m experiments.reproduce surrogates --profile $(PROFILE)
+
+reproduce-hierarchical: $(STAMP)
+	$(PY) -m experiments.reproduce hierarchical --profile $(PROFILE)
 
 status: $(STAMP)
 	$(PY) -m experiments.sweep status $(EXPERIMENT) --profile $(PROFILE)

@@ -30,6 +30,7 @@ REGISTRY = {
     "esmbo": "analysis.esmbo",  # Lacoste et al., UAI 2014
     "ensembles": "analysis.esmbo",  # EO vs ESMBO vs Caruana: the same statistics
     "surrogates": "analysis.surrogates",  # Jůzlová 2018 (seed 002)
+    "hierarchical": "analysis.hierarchical",  # Bermúdez-Chacón 2014 (seed 003)
 }
 
 

@@ -1,6 +1,6 @@
 """Speed of top-down sampling from per-context priors (seed 003 §3.1.3; issue 28, "Speed").
 
-Draws 10,000 configurations of the 17-learner tree of ``conf/hierarchical/seed003.yaml`` (48
+Draws 10,000 configurations of the 17-learner tree of ``conf/space/seed003.yaml`` (48
 parameters, two virtual ones, priors of every family) with :meth:`hpo.priors.PriorSpace.
 sample_batch`, several times, and prints the best and median wall time; beside it, one
 configuration at a time (:meth:`PriorSpace.sample`) and the plain unit-cube sampler of

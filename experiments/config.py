@@ -11,13 +11,14 @@ import numpy as np
 from omegaconf import OmegaConf
 
 from experiments.runner import POST_HOC_DEFAULTS, RunSpec
+from experiments.spaces import plain_space
 from hpo.datasets import DatasetError, dataset_task, resolve_name, unknown_choice_message
 from hpo.ensembles import TIE_RULES
 from hpo.isolation import EvaluationLimits
-from hpo.learners import FitGuard, learner_names
+from hpo.learners import FitGuard, learner_names, make_estimator
 from hpo.optimizers import check_settings, make_optimizer
 from hpo.protocol import ProtocolSettings
-from hpo.space import SpaceError, space_from_config
+from hpo.space import SpaceError
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 
@@ -34,6 +35,8 @@ CONFIG_GROUPS = ("optimizer", "protocol", "space", "experiment")
 TOP_LEVEL_KEYS = (
     "dataset",
     "budget",
+    "time_budget",
+    "probabilities",
     "seed",
     "repetition",
     "data_dir",
@@ -145,7 +148,7 @@ def _stratify(value: Any) -> bool | tuple[str, ...]:
 def _space(declaration: Mapping[str, Any]) -> dict[str, Any]:
     """The composed space declaration, checked (a malformed file is one line, exit 2)."""
     try:
-        space = space_from_config(declaration)
+        space = plain_space(declaration)
     except SpaceError as err:
         raise UsageError(str(err)) from err
     for learner in space.learners:
@@ -163,7 +166,7 @@ def check_task(space: Mapping[str, Any], dataset: str) -> None:
     from experiments.spaces import spaces_for_task
 
     try:
-        learners_task = space_task(space_from_config(space))
+        learners_task = space_task(plain_space(space))
     except ValueError as err:
         raise UsageError(str(err)) from err
     task = dataset_task(dataset)
@@ -225,6 +228,10 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
         vote_ties=_choice("vote_ties", cfg.get("vote_ties", "lowest"), TIE_RULES),
         post_hoc=_post_hoc(cfg.get("post_hoc") or {}),
         experiment=experiment,
+        performance_index=_performance_index(optimizer.get("performance_index"), space),
+        probabilities=boolean("probabilities", cfg.get("probabilities", False)),
+        time_budget=_time_budget(cfg.get("time_budget")),
+        model_selection=_model_selection(optimizer.get("model_selection")),
         limits=limits,
     )
 
@@ -239,6 +246,54 @@ def _limits(value: Mapping[str, Any] | None) -> EvaluationLimits | None:
     if unknown:
         raise UsageError(unknown_choice_message("limits setting", unknown[0], list(LIMITS_KEYS)))
     return EvaluationLimits(**settings)
+
+
+def _time_budget(value: Any) -> float | None:
+    """``time_budget``: seconds > 0, or null."""
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not seconds > 0 or isinstance(value, bool):
+        raise UsageError(f"time_budget must be a number of seconds > 0 or null, got {value!r}")
+    return seconds
+
+
+def _performance_index(settings: Any, space: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``optimizer.performance_index`` (seed 003, eq. 3.7), checked: bad weights, an unknown
+    metric, and a metric that needs probabilities with a learner of the space that gives none
+    are one line each."""
+    from hpo.performance_index import PerformanceIndex, PerformanceIndexError, gives_probabilities
+
+    if settings is None:
+        return None
+    settings = {k: dict(v) if isinstance(v, Mapping) else v for k, v in dict(settings).items()}
+    try:
+        index = PerformanceIndex(**settings)
+        if index.needs_probabilities():
+            for learner in plain_space(space).learners:
+                estimator = make_estimator(learner, {}, FitGuard())
+                index.check_learner(learner, gives_probabilities(estimator))
+    except (PerformanceIndexError, TypeError) as err:
+        raise UsageError(f"optimizer.performance_index: {err}") from err
+    return settings
+
+
+def _model_selection(settings: Any) -> dict[str, Any] | None:
+    """``optimizer.model_selection`` (seed 003, §3.5), checked (α outside (0, 1), k < 1, bad
+    importances: one line)."""
+    from hpo.selection_stage import SelectionSettings
+
+    if settings is None:
+        return None
+    settings = {k: dict(v) if isinstance(v, Mapping) else v for k, v in dict(settings).items()}
+    try:
+        SelectionSettings(**settings)
+    except (ValueError, TypeError) as err:
+        raise UsageError(f"optimizer.model_selection: {err}") from err
+    return settings
 
 
 def _check_ensemble_folds(optimizer: Mapping[str, Any]) -> None:
@@ -287,7 +342,7 @@ def _optimizer_settings(optimizer: Mapping[str, Any], space: Mapping[str, Any]) 
     family, settings = str(optimizer["family"]), dict(optimizer.get("settings") or {})
     try:
         check_settings(family, settings)
-        make_optimizer(family, space_from_config(space), 2, np.random.default_rng(0), **settings)
+        make_optimizer(family, plain_space(space), 2, np.random.default_rng(0), **settings)
     except (KeyError, ValueError, TypeError) as err:
         raise UsageError(str(err).strip('"')) from err
     return settings

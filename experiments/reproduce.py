@@ -1,4 +1,5 @@
-"""``make reproduce-chapter3|reproduce-chapter5|reproduce-esmbo PROFILE=smoke|medium|paper``:
+"""``make reproduce-chapter3|reproduce-chapter5|reproduce-esmbo|reproduce-hierarchical ...``
+(``PROFILE=smoke|medium|paper``):
 sweep, consolidate, report.
 
 The sweep resumes (finished runs are skipped), so the same command picks up where an interrupted
@@ -29,7 +30,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.reproduce", description=__doc__)
     parser.add_argument(
         "experiment",
-        choices=["chapter3", "chapter4", "chapter5", "esmbo", "ensembles", "surrogates"],
+        choices=[
+            "chapter3",
+            "chapter4",
+            "chapter5",
+            "esmbo",
+            "ensembles",
+            "surrogates",
+            "hierarchical",
+        ],
     )
     parser.add_argument("--profile", default="smoke")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1 = all cores)")

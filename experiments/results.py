@@ -30,7 +30,11 @@ SCHEMA_VERSION = 2  # 2: experiment, failure, n_members, members columns; predic
 TIMING_COLUMNS = (
     "fit_seconds",
     "optimizer_seconds",
+    "elapsed_seconds",
     "test_fit_seconds",
+    "ms_holdout_fit_seconds",
+    "selection_fit_seconds",
+    "selection_stage_seconds",
     "run_seconds",
     "finished_at",
 )
@@ -108,12 +112,17 @@ def assemble(
     outcomes: pd.DataFrame,
     run_seconds: float,
     data_provenance: dict[str, Any] | None = None,
+    selection: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """One long table: trace rows then outcome rows, with the run's identity (and the data's
+    """One long table: trace rows then outcome rows (then, for a run with seed 003's
+    model-selection stage, its ``selection`` rows), with the run's identity (and the data's
     checksum and split sizes) on every row."""
     trace = trace.assign(row_type="trace", method=spec.run_method, rule=pd.NA)
     outcomes = outcomes.assign(row_type="outcome")
-    table = pd.concat([trace, outcomes], ignore_index=True, sort=False)
+    parts = [trace, outcomes]
+    if selection is not None:
+        parts.append(selection.assign(row_type="selection", method=spec.run_method, rule=pd.NA))
+    table = pd.concat(parts, ignore_index=True, sort=False)
     identity = {
         "run_id": f"{spec.run_method}:{spec.dataset}:{spec.protocol_name}:{spec.seed}:"
         f"{spec.repetition}:{config_hash(spec)}",
@@ -159,7 +168,14 @@ def assemble(
     if "dataset_sha256" in table:
         string_columns.append("dataset_sha256")
     table[string_columns] = table[string_columns].astype("string")
-    for column in ("batch", "n_fits", "fit_limit_hits", "iteration", "incumbent_iteration"):
+    for column in (
+        "batch",
+        "n_fits",
+        "fit_limit_hits",
+        "iteration",
+        "incumbent_iteration",
+        "ms_rank",
+    ):
         if column in table:
             table[column] = table[column].astype("Int64")
     if "test_fit_limit_hit" in table:
@@ -239,7 +255,14 @@ def write_atomic(
 
 def write_run(result: RunResult, path: Path, spec: RunSpec, run_seconds: float) -> Path:
     """Write a finished run's results file (and its predictions sidecar)."""
-    table = assemble(spec, result.trace, result.outcomes, run_seconds, dict(result.data_provenance))
+    table = assemble(
+        spec,
+        result.trace,
+        result.outcomes,
+        run_seconds,
+        dict(result.data_provenance),
+        result.selection,
+    )
     return write_atomic(table, path, spec, result.predictions)
 
 

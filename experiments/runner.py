@@ -27,12 +27,21 @@ from hpo.ensembles import TIE_RULES
 from hpo.evaluation import ChoiceScorer, Evaluator, Validation
 from hpo.isolation import EvaluationLimits
 from hpo.learners import FitGuard, check_learner_settings, learner_resources, learner_task
-from hpo.optimizers import MultiFidelity, Optimizer, PredictionsConsumer, make_optimizer
+from hpo.optimizers import (
+    MultiFidelity,
+    Optimizer,
+    PredictionsConsumer,
+    PriorConsumer,
+    make_optimizer,
+)
+from hpo.performance_index import PerformanceIndex
+from hpo.priors import PriorSpace, prior_space_from_config
 from hpo.protocol import ProtocolSettings
 from hpo.records import Choice, Trace
 from hpo.rules import RULE_NAMES, make_rule
 from hpo.selection import SelectionRule, population_ends
-from hpo.space import Categorical, Integer, Space, space_from_config
+from hpo.selection_stage import SelectionSettings, run_stage
+from hpo.space import Categorical, Integer, Space
 
 PREDICTION_KINDS = {"valid": 0, "selection": 1, "test": 2}
 
@@ -66,11 +75,20 @@ class RunSpec:
     vote_ties: str = "lowest"
     post_hoc: Mapping[str, Any] = field(default_factory=lambda: dict(POST_HOC_DEFAULTS))
     experiment: str | None = None
+    # seed 003 (docs/seed003.md): the performance index as the objective (PerformanceIndex's
+    # arguments; None: the zero-one error), class probabilities kept in the run and the
+    # sidecar, a budget in seconds beside the one in evaluations, and the model-selection stage
+    performance_index: Mapping[str, Any] | None = None
+    probabilities: bool = False
+    time_budget: float | None = None
+    model_selection: Mapping[str, Any] | None = None
     limits: EvaluationLimits | None = None  # seed 004: fits in a child under time/memory limits
 
     def __post_init__(self) -> None:
         if self.budget < 1:
             raise ValueError(f"budget must be a positive integer, got {self.budget}")
+        if self.time_budget is not None and not self.time_budget > 0:
+            raise ValueError(f"time_budget must be > 0 seconds (or null), got {self.time_budget}")
         if self.repetition < 0:
             raise ValueError(f"repetition must be >= 0, got {self.repetition}")
         if not self.rules:
@@ -78,7 +96,9 @@ class RunSpec:
         unknown = sorted({r for r in self.rules.values() if r not in RULE_NAMES})
         if unknown:
             raise ValueError(f"unknown selection rules {unknown}; valid: {', '.join(RULE_NAMES)}")
-        space_from_config(self.space)  # a malformed space is refused here, before any work
+        prior_space_from_config(self.space)  # a malformed space is refused here, before any work
+        if self.performance_index is not None:
+            PerformanceIndex(**self.performance_index)  # bad weights: one line, before any work
         if self.vote_ties not in TIE_RULES:
             raise ValueError(f"unknown vote_ties {self.vote_ties!r}; valid: {', '.join(TIE_RULES)}")
 
@@ -104,12 +124,21 @@ class RunSpec:
         for key, neutral in PROTOCOL_FIELDS_ADDED_LATER.items():
             if identity["protocol"][key] == neutral:  # earlier results keep their file names
                 del identity["protocol"][key]
+        for key, neutral in RUN_FIELDS_ADDED_LATER.items():
+            if identity[key] == neutral:
+                del identity[key]
         return identity
 
 
 # Protocol settings added after results were first published, with the value that reproduces the
 # earlier behaviour: left out of a run's identity (and hash) while they hold it.
 PROTOCOL_FIELDS_ADDED_LATER = {"standardize": False}
+RUN_FIELDS_ADDED_LATER = {
+    "performance_index": None,
+    "probabilities": False,
+    "time_budget": None,
+    "model_selection": None,
+}
 # The post_hoc rule's settings (conf/config.yaml ``post_hoc``; hpo.ensembles.rules.PostHocRule):
 # part of a run's identity only when they differ from these.
 POST_HOC_DEFAULTS = {"loss": "zero_one", "n_init": 3, "size": 100, "tie_loss": "sqm"}
@@ -124,6 +153,7 @@ class RunResult:
     outcomes: pd.DataFrame
     predictions: pd.DataFrame | None = None
     data_provenance: Mapping[str, Any] = field(default_factory=dict)
+    selection: pd.DataFrame | None = None  # seed 003's model-selection stage (selection_frame)
 
 
 @dataclass
@@ -131,9 +161,11 @@ class _Evaluation:
     iteration: int
     batch: int
     u: np.ndarray
-    config: dict[str, Any]
+    config: dict[str, Any]  # as proposed, virtual parameters included (the trace's columns)
+    learner_config: dict[str, Any]  # what the learner sees: virtual parameters removed (§3.1.2)
     scored: Validation
     optimizer_seconds: float
+    elapsed_seconds: float  # since the loop started, when this evaluation ended
     bracket: int | None = None  # Hyperband's bracket (seed 002)
 
 
@@ -158,7 +190,8 @@ def run(
     """Run ``spec``: the optimization loop, then every rule's choices, tested. ``progress``
     (e.g. a progress bar) hears of every evaluation; it cannot change the results."""
     data = data if data is not None else load_dataset(spec.dataset, data_dir)
-    space = space_from_config(spec.space)
+    prior_space = prior_space_from_config(spec.space)
+    space = prior_space.space
     check_task(space, data.task, data.name)
     for learner in space.learners:
         check_learner_settings(learner, space.learner_settings)
@@ -169,6 +202,8 @@ def run(
         seeding.rng(spec.seed, data.name, spec.repetition, "optimizer", spec.optimizer),
         **dict(spec.optimizer_settings),
     )
+    if isinstance(optimizer, PriorConsumer):
+        optimizer.use_priors(prior_space)
     rules = {
         method: make_rule(rule, spec.pm_domain, spec.post_hoc)
         for method, rule in spec.rules.items()
@@ -190,17 +225,23 @@ def run(
         keep_predictions=spec.predictions or reads_predictions,
         learner_settings=space.learner_settings,
         limits=spec.limits,
+        index=None
+        if spec.performance_index is None
+        else PerformanceIndex(**spec.performance_index),
+        keep_probabilities=spec.probabilities,
     )
     evaluator.splits.check_sizes(data.name)
     try:
-        evaluations = _optimize(spec, optimizer, space, evaluator, list(rules.values()), progress)
+        evaluations = _optimize(
+            spec, optimizer, prior_space, evaluator, list(rules.values()), progress
+        )
     finally:
         evaluator.close()
     trace = Trace(
         valid_loss=np.array([e.scored.valid_loss for e in evaluations]),
         selection_loss=np.array([e.scored.selection_loss for e in evaluations]),
         batch=np.array([e.batch for e in evaluations]),
-        configs=[e.config for e in evaluations],
+        configs=[e.learner_config for e in evaluations],
         predictions=[e.scored.predictions for e in evaluations] if reads_predictions else None,
     )
     scorer = ChoiceScorer(
@@ -209,7 +250,50 @@ def run(
     outcomes = _outcomes(spec, rules, trace, scorer, optimizer, space)
     predictions = _predictions_frame(evaluations, evaluator, scorer) if spec.predictions else None
     provenance = {"dataset_sha256": data.checksum(), **evaluator.splits.sizes()}
-    return RunResult(_trace_frame(evaluations, space), outcomes, predictions, provenance)
+    selection = None
+    if spec.model_selection is not None:
+        stage = run_stage(
+            evaluator,
+            space,
+            [e.config for e in evaluations],
+            [e.learner_config for e in evaluations],
+            np.array([e.u for e in evaluations]),
+            [e.scored.valid_loss for e in evaluations],
+            SelectionSettings(**spec.model_selection),
+            (spec.seed, data.name, spec.repetition),
+        )
+        selection = selection_frame(stage.rows)
+        provenance |= {
+            "selection_fit_seconds": stage.fit_seconds,
+            "selection_stage_seconds": stage.stage_seconds,
+        }
+    trace = _trace_frame(evaluations, space)
+    return RunResult(trace, outcomes, predictions, provenance, selection)
+
+
+SELECTION_COLUMNS = {
+    "iteration": "int64",
+    "learner": "string",
+    "ms_kind": "string",  # "optimized" (a candidate) or "default" (the §5 baseline, iteration 0)
+    "ms_signature": "string",
+    "ms_optimization_score": "float64",
+    "ms_holdout_mean": "float64",
+    "ms_holdout_std": "float64",
+    "ms_holdout_scores": "string",
+    "ms_holdout_fit_seconds": "float64",
+    "ms_config": "string",
+    "ms_rank": "Int64",
+    "ms_p_value": "float64",
+    "ms_tied": "boolean",
+}
+
+
+def selection_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The model-selection stage's rows (:func:`hpo.selection_stage.run_stage`) as a typed
+    table: the models that reached the root first, by rank (README, "Results")."""
+    return pd.DataFrame(
+        {c: pd.Series([r[c] for r in rows], dtype=kind) for c, kind in SELECTION_COLUMNS.items()}
+    )
 
 
 def space_task(space: Space) -> str:
@@ -253,14 +337,23 @@ def _resource_of(optimizer: Optimizer, resource: float | None) -> dict[str, Any]
 def _optimize(
     spec: RunSpec,
     optimizer: Optimizer,
-    space: Space,
+    prior_space: PriorSpace,
     evaluator: Evaluator,
     rules: list[SelectionRule],
     progress: Progress | None = None,
 ) -> list[_Evaluation]:
-    """The ask / evaluate / tell loop; rules observe the optimizer after every evaluation."""
+    """The ask / evaluate / tell loop; rules observe the optimizer after every evaluation.
+
+    With ``spec.time_budget`` the loop starts no evaluation once that many seconds have passed,
+    so a run ends within one evaluation of its time budget (``spec.budget`` still caps the
+    number of evaluations)."""
+    space = prior_space.space
     evaluations: list[_Evaluation] = []
+    loop_started = time.perf_counter()
     for iteration in range(1, spec.budget + 1):
+        elapsed = time.perf_counter() - loop_started
+        if spec.time_budget is not None and elapsed >= spec.time_budget:
+            break
         started = time.perf_counter()
         try:
             proposal = optimizer.ask()
@@ -271,15 +364,17 @@ def _optimize(
             config, u = dict(proposal.config), space.encode(proposal.config)
         else:
             config, u = space.decode(proposal.u), np.asarray(proposal.u, dtype=float)
+        learner_config = prior_space.learner_config(config)
         scored = evaluator.validate(
-            config, proposal.batch, **_resource_of(optimizer, proposal.resource)
+            learner_config, proposal.batch, **_resource_of(optimizer, proposal.resource)
         )
         started = time.perf_counter()
         if isinstance(optimizer, PredictionsConsumer):
             optimizer.observe_predictions(proposal, scored.predictions)
         optimizer.tell(proposal, scored.valid_loss)
         tell_seconds = time.perf_counter() - started
-        wanted = spec.curves or iteration == spec.budget
+        # with a time budget any evaluation may be the last one
+        wanted = spec.curves or iteration == spec.budget or spec.time_budget is not None
         for rule in rules:
             rule.observe(optimizer, iteration, wanted)
         evaluations.append(
@@ -288,8 +383,10 @@ def _optimize(
                 proposal.batch,
                 u,
                 config,
+                learner_config,
                 scored,
                 ask_seconds + tell_seconds,
+                time.perf_counter() - loop_started,
                 proposal.bracket,
             )
         )
@@ -401,6 +498,7 @@ def _trace_frame(evaluations: list[_Evaluation], space: Space) -> pd.DataFrame:
             "optimizer_seconds": pd.Series(
                 [e.optimizer_seconds for e in evaluations], dtype="float64"
             ),
+            "elapsed_seconds": pd.Series([e.elapsed_seconds for e in evaluations], dtype="float64"),
         }
     )
     _add_resource_columns(frame, evaluations)
@@ -428,22 +526,33 @@ def _add_resource_columns(frame: pd.DataFrame, evaluations: list[_Evaluation]) -
 
 
 PREDICTION_COLUMNS = ("model", "split", "fold", "row", "prediction")
+PROBABILITY_PREFIX = "proba_"  # proba_<class>: the sidecar's probability columns (seed 003)
 
 
 def prediction_block(
-    model: int, kind: str, fold: int, rows: np.ndarray, labels: np.ndarray
+    model: int,
+    kind: str,
+    fold: int,
+    rows: np.ndarray,
+    labels: np.ndarray,
+    probabilities: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """One model's predicted ``labels`` for ``rows`` of one split (``kind``) and fold, as the
     sidecar's compact columns (layout: README, "Predictions sidecar"). Predicted values of a
-    regression model (floats) are kept as float64; labels as int16."""
+    regression model (floats) are kept as float64; labels as int16. ``probabilities``
+    (``(len(rows), n_classes)``, seed 003) add one float64 column ``proba_<class>`` per class."""
     regression = np.issubdtype(np.asarray(labels).dtype, np.floating)
-    return {
+    block = {
         "model": np.full(len(rows), model, dtype=np.int32),
         "split": np.full(len(rows), PREDICTION_KINDS[kind], dtype=np.int8),
         "fold": np.full(len(rows), fold, dtype=np.int8),
         "row": rows.astype(np.int32),
         "prediction": labels.astype(np.float64 if regression else np.int16),
     }
+    if probabilities is not None:
+        for c in range(probabilities.shape[1]):
+            block[f"{PROBABILITY_PREFIX}{c}"] = probabilities[:, c].astype(np.float64)
+    return block
 
 
 def _predictions_frame(
@@ -455,20 +564,36 @@ def _predictions_frame(
     for e in evaluations:
         for fold, kept in enumerate(e.scored.predictions):
             model = e.iteration
-            blocks.append(prediction_block(model, "valid", fold, kept.valid_rows, kept.valid))
+            blocks.append(
+                prediction_block(
+                    model, "valid", fold, kept.valid_rows, kept.valid, kept.valid_probabilities
+                )
+            )
             if len(selection):
-                blocks.append(prediction_block(model, "selection", fold, selection, kept.selection))
+                blocks.append(
+                    prediction_block(
+                        model,
+                        "selection",
+                        fold,
+                        selection,
+                        kept.selection,
+                        kept.selection_probabilities,
+                    )
+                )
     test_rows = evaluator.splits.test
     for model_id, result in sorted(scorer.tested.values(), key=lambda item: item[0]):
-        blocks.append(prediction_block(model_id, "test", 0, test_rows, result.predictions))
+        blocks.append(
+            prediction_block(
+                model_id, "test", 0, test_rows, result.predictions, result.probabilities
+            )
+        )
     return predictions_table(blocks)
 
 
 def predictions_table(blocks: list[dict[str, np.ndarray]]) -> pd.DataFrame:
-    """The sidecar table of :func:`prediction_block` blocks, in their order."""
+    """The sidecar table of :func:`prediction_block` blocks, in their order (with the
+    probability columns when the blocks carry them)."""
+    columns = list(blocks[0]) if blocks else list(PREDICTION_COLUMNS)
     return pd.DataFrame(
-        {
-            c: np.concatenate([b[c] for b in blocks]) if blocks else np.empty(0)
-            for c in PREDICTION_COLUMNS
-        }
+        {c: np.concatenate([b[c] for b in blocks]) if blocks else np.empty(0) for c in columns}
     )

@@ -224,6 +224,103 @@ ESMBO_CLASSIFICATION = (
 )  # fmt: skip
 ESMBO_REGRESSION = (*SKLEARN_REGRESSION, *TORGO_OPENML.values())
 
+# Seed 003's datasets (Bermúdez-Chacón 2014, Appendix B: 29 standard sets from the SEASR mirror of
+# the UCI/WEKA ARFF files, and 7 biological ones), each mapped to what the framework has offline:
+# seed name -> (name run, how it maps). The name run is a catalog name (UCI-121), an OpenML id
+# (run when it is in the OpenML folder, else "not run: needs OpenML", plan_datasets), or None (no
+# public copy: listed as not run, never dropped). The OpenML ids are the usual copies of the UCI
+# files (16 and 18 seen in a public listing; the others not verified offline, docs/seed003.md).
+SEED003_DATASETS: dict[str, tuple[str | None, str]] = {
+    "balance-scale": ("balance-scale", "UCI-121 balance-scale (same UCI data, 625 x 4)"),
+    "blood-transfusion": ("blood", "UCI-121 blood (same UCI data, 748 x 4)"),
+    "cmc": ("contrac", "UCI-121 contrac: UCI's Contraceptive Method Choice (1473 x 9)"),
+    "dermatology": ("dermatology", "UCI-121 dermatology (366 x 34)"),
+    "diabetes": (
+        "pima",
+        "UCI-121 pima: the Pima Indians diabetes data WEKA calls diabetes (768 x 8)",
+    ),
+    "haberman": (
+        "haberman-survival",
+        "UCI-121 haberman-survival (306 rows; 3 features, the seed's 4 counts the class)",
+    ),
+    "heart-statlog": ("statlog-heart", "UCI-121 statlog-heart (270 x 13)"),
+    "ionosphere": (
+        "ionosphere",
+        "UCI-121 ionosphere (351 rows; 33 features: UCI-121 drops the constant one)",
+    ),
+    "iris": ("iris", "UCI-121 iris (150 x 4)"),
+    "kdd_synthetic_control": ("synthetic-control", "UCI-121 synthetic-control (600 x 60)"),
+    "letter": ("letter", "UCI-121 letter (20000 x 16)"),
+    "liver-disorders": (
+        "openml:8",
+        "OpenML 8, UCI's BUPA liver-disorders (345 x 6); not in UCI-121 (its "
+        "ilpd-indian-liver is another data set)",
+    ),
+    "mfeat-factors": ("openml:12", "OpenML 12 (2000 x 216); UCI-121 has no mfeat set"),
+    "mfeat-fourier": ("openml:14", "OpenML 14 (2000 x 76); UCI-121 has no mfeat set"),
+    "mfeat-karhunen": ("openml:16", "OpenML 16 (2000 x 64); UCI-121 has no mfeat set"),
+    "mfeat-morphological": ("openml:18", "OpenML 18 (2000 x 6); UCI-121 has no mfeat set"),
+    "mfeat-pixel": ("openml:20", "OpenML 20 (2000 x 240); UCI-121 has no mfeat set"),
+    "mfeat-zernike": ("openml:22", "OpenML 22 (2000 x 47); UCI-121 has no mfeat set"),
+    "optdigits": (
+        "optical",
+        "UCI-121 optical: UCI's optdigits, its 3823 training rows (the seed's set) and its "
+        "1797-row test file as H",
+    ),
+    "page-blocks": ("page-blocks", "UCI-121 page-blocks (5473 x 10)"),
+    "pendigits": (
+        "pendigits",
+        "UCI-121 pendigits: its 7494 training rows (the seed's set) and its 3498-row test "
+        "file as H",
+    ),
+    "segment-test": (
+        "statlog-image",
+        "UCI-121 statlog-image: UCI's image segmentation data, all 2310 rows (the seed's "
+        "2100-row file is UCI's test part of it)",
+    ),
+    "sonar": ("conn-bench-sonar-mines-rocks", "UCI-121 conn-bench-sonar-mines-rocks (208 x 60)"),
+    "spambase": ("spambase", "UCI-121 spambase (4601 x 57)"),
+    "tae": ("teaching", "UCI-121 teaching: UCI's Teaching Assistant Evaluation (151 x 5)"),
+    "vehicle": ("statlog-vehicle", "UCI-121 statlog-vehicle (846 x 18; the seed prints 946)"),
+    "vowel": (
+        "conn-bench-vowel-deterding",
+        "UCI-121 conn-bench-vowel-deterding (528 + 462 rows, the test file as H; 11 "
+        "features, WEKA's vowel adds speaker and sex)",
+    ),
+    "waveform-5000": ("waveform", "UCI-121 waveform (5000 x 21)"),
+    "wine": ("wine", "UCI-121 wine (178 x 13)"),
+    # the biological sets (Appendix B)
+    "HK2_Standardized": (None, "not run: unpublished screening data (no public copy)"),
+    "Huotari500_Standardized": (None, "not run: unpublished screening data (no public copy)"),
+    "Meier500_Standardized": (None, "not run: unpublished screening data (no public copy)"),
+    "so": (None, "not run: unpublished screening data (no public copy)"),
+    "WildMain500_Standardized": (None, "not run: unpublished screening data (no public copy)"),
+    "yeast": ("yeast", "UCI-121 yeast (1484 x 8)"),
+    "colonTumor": (
+        None,
+        "not run: public (Alon et al. 1999, 62 x 2000) but in none of UCI-121, "
+        "scikit-learn or the OpenML folder, and no OpenML id verified here",
+    ),
+}
+SEED003_STANDARD = tuple(list(SEED003_DATASETS)[:29])  # Appendix B's 29 standard sets
+SEED003_BIOLOGICAL = tuple(list(SEED003_DATASETS)[29:])
+
+
+def seed003_names(seed_names: Iterable[str]) -> list[str]:
+    """The names run for seed 003's ``seed_names`` (those with a name; the others are listed
+    as not run by :func:`seed003_notes`)."""
+    return [run for name in seed_names if (run := SEED003_DATASETS[name][0]) is not None]
+
+
+def seed003_notes(seed_names: Iterable[str] = SEED003_DATASETS) -> dict[str, str]:
+    """Seed name -> how it maps (``name run: how``, or ``not run: why``) for the report."""
+    return {
+        name: how if run is None else f"{run}: {how}"
+        for name in seed_names
+        for run, how in [SEED003_DATASETS[name]]
+    }
+
+
 DATASET_LISTS = {
     "esmbo_classification": lambda data_dir: list(ESMBO_CLASSIFICATION),
     "esmbo_regression": lambda data_dir: list(ESMBO_REGRESSION),
@@ -233,6 +330,8 @@ DATASET_LISTS = {
     ),
     "chapter45_uci18": lambda data_dir: list(CHAPTER45_UCI),
     "chapter45_24": lambda data_dir: [*CHAPTER45_UCI, *CHAPTER5_OPENML],
+    "seed003_29": lambda data_dir: seed003_names(SEED003_STANDARD),
+    "seed003_biological": lambda data_dir: seed003_names(SEED003_BIOLOGICAL),
 }
 
 

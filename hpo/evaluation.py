@@ -6,7 +6,11 @@ fold's validation rows and on the selection split D_S (thesis §3.3, Fig 3.2); f
 configuration it retrains on all of D_TVS and scores on the test split D_G. Zero-one losses
 (squared errors on a regression set, :mod:`hpo.tasks`) are computed from the predictions, which
 are kept when the run asks for them (ensembles, Chapter 4, work on predictions, not on error
-rates).
+rates). With a :class:`~hpo.performance_index.PerformanceIndex` (seed 003, §3.2) the loss of a fold
+is ``1 − S``, its index computed from the fold model's class probabilities (one-hot predictions
+for a learner without them) against the class frequencies of the fold's training rows; the
+probabilities are kept with the predictions when the run asks for them. Without an index nothing
+else is computed: the zero-one losses are those of every earlier run.
 
 Fits are deterministic (a stochastic learner's seed is derived from the run's seed, dataset,
 repetition and the configuration itself), so a configuration already scored on the same folds (a
@@ -39,7 +43,7 @@ import json
 import math
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +55,7 @@ from hpo.ensembles import majority_vote
 from hpo.ensembles.agnostic_bayes import ensemble_predict
 from hpo.isolation import EvaluationLimits, IsolatedWorker
 from hpo.learners import (
+    FAILED_LABEL,
     FitGuard,
     FitOutcome,
     SquaredDistanceCache,
@@ -58,7 +63,8 @@ from hpo.learners import (
     fit_and_predict,
     learner_parameters,
 )
-from hpo.protocol import ProtocolSettings, RepetitionSplits
+from hpo.performance_index import PerformanceIndex, class_frequencies
+from hpo.protocol import Fold, ProtocolSettings, RepetitionSplits
 from hpo.records import Choice, FoldPredictions, Member
 from hpo.tasks import REGRESSION, mean_loss, task_of_targets
 
@@ -97,6 +103,7 @@ class TestResult:
     fit_seconds: float
     failure: str | None = None
     predictions: np.ndarray | None = None
+    probabilities: np.ndarray | None = None  # (n_test, n_classes), when the run keeps them
 
 
 BREACH_LOSS = {"classification": 1.0, "regression": 1e20}  # error 100 %; RMSE 1e10 squared
@@ -129,7 +136,9 @@ class Evaluator:
     """Scores configurations on the folds of a batch and tests chosen ones (both cached).
 
     ``learner_of`` names the learner of a configuration (the space's choice, e.g. its
-    ``classifier`` parameter, or its one fixed learner).
+    ``classifier`` parameter, or its one fixed learner). ``index``: score folds by seed 003's
+    performance index (loss ``1 − S``) instead of the zero-one error; ``keep_probabilities``:
+    keep the class probabilities with the predictions (and the test results).
     """
 
     def __init__(
@@ -144,6 +153,8 @@ class Evaluator:
         learner_settings: Mapping[str, object] | None = None,
         checkpoint_dir: str | Path | None = None,
         limits: EvaluationLimits | None = None,
+        index: PerformanceIndex | None = None,
+        keep_probabilities: bool = False,
     ) -> None:
         X_parts = [data.X] if data.X_test is None else [data.X, data.X_test]
         y_parts = [data.y] if data.y_test is None else [data.y, data.y_test]
@@ -158,6 +169,15 @@ class Evaluator:
         self.keep_predictions = keep_predictions
         self.limits = limits
         self._worker = IsolatedWorker(limits) if limits is not None else None
+        self.index = index
+        self.keep_probabilities = keep_probabilities
+        wants_probabilities = index is not None or keep_probabilities
+        if wants_probabilities and task_of_targets(self.y) == REGRESSION:
+            raise ValueError(
+                f"dataset {data.name!r} is a regression dataset; the performance index and "
+                "class probabilities need a classification dataset"
+            )
+        self.n_classes = int(self.y.max()) + 1 if wants_probabilities else None
         self._seed_key = (seed, data.name, repetition)
         self.learner_settings = dict(learner_settings or {})  # a space's fixed settings
         self._checkpoint_dir = None if checkpoint_dir is None else Path(checkpoint_dir)
@@ -212,15 +232,16 @@ class Evaluator:
             self.learner_seed(config),
             gram,
         )
-        resumable = {  # by keyword: a resumable learner's settings (seed 002)
+        keywords = {  # a resumable learner's settings (seed 002); probabilities (seed 003)
             "validation": (X_evals[0], self.y[evals[0]]) if early_stopping else None,
             "epochs": epochs,
             "checkpoint": None if checkpoint is None else str(checkpoint),
+            **({} if self.n_classes is None else {"n_classes": self.n_classes}),
         }
         if self._worker is None:
-            outcome = fit_and_predict(*arguments, **resumable)
+            outcome = fit_and_predict(*arguments, **keywords)
         else:
-            outcome = self._fit_isolated(arguments, resumable, evals)
+            outcome = self._fit_isolated(arguments, keywords, evals)
         return dataclasses.replace(outcome, fit_seconds=outcome.fit_seconds + gram_seconds)
 
     def _fit_isolated(
@@ -233,12 +254,7 @@ class Evaluator:
         if isolated.failure is None:
             return isolated.value
         y_train = arguments[4]
-        predictions = tuple(failed_predictions(y_train, len(rows)) for rows in evals)
-        loss = breach_loss(self.y)
-        errors = tuple(loss if len(rows) else float("nan") for rows in evals)
-        return FitOutcome(
-            predictions, errors, isolated.seconds, False, isolated.failure, breached=True
-        )
+        return self._failed(y_train, evals, isolated.seconds, isolated.failure, breached=True)
 
     def close(self) -> None:
         """Stop the child process of the limits, if any."""
@@ -309,7 +325,8 @@ class Evaluator:
         for index, fold in enumerate(folds):
             if self.limits is not None and in_a_row >= self.limits.max_failed_folds:
                 skipped += 1  # seed 004: the remaining folds are skipped, and failed
-                outcome = self._skipped(fold.train, [fold.valid, selection])
+                train = fold.train
+                outcome = self._skipped(train, [fold.valid, selection])
             else:
                 train_key: tuple = ("fold", self.splits.split_key(batch), index)
                 train, fit_options = fold.train, {}
@@ -335,14 +352,24 @@ class Evaluator:
                 in_a_row = in_a_row + 1 if outcome.breached else 0
                 if outcome.resource_spent is not None:
                     spent.append(outcome.resource_spent)
-            valid.append(outcome.errors[0])
-            sel.append(outcome.errors[1])
+            if self.index is None:
+                valid.append(outcome.errors[0])
+                sel.append(outcome.errors[1])
+            else:
+                learner = self.learner_of(config)
+                valid.append(1.0 - self.index_of(outcome, 0, train, fold.valid, learner))
+                sel.append(1.0 - self.index_of(outcome, 1, train, selection, learner))
             hits += outcome.hit_limit
             constant += outcome.constant
             seconds += outcome.fit_seconds
             failure = failure or outcome.failure
             if self.keep_predictions:
-                kept.append(FoldPredictions(fold.valid, self.y[fold.valid], *outcome.predictions))
+                probabilities = outcome.probabilities if self.keep_probabilities else (None, None)
+                kept.append(
+                    FoldPredictions(
+                        fold.valid, self.y[fold.valid], *outcome.predictions, *probabilities
+                    )
+                )
         result = Validation(
             valid_loss=float(np.mean(valid)),
             selection_loss=float(np.mean(sel)) if len(selection) else float("nan"),
@@ -362,10 +389,69 @@ class Evaluator:
 
     def _skipped(self, train: np.ndarray, evals: list[np.ndarray]) -> FitOutcome:
         """A fold not fitted: failed predictions and the seed's loss on each set."""
-        predictions = tuple(failed_predictions(self.y[train], len(rows)) for rows in evals)
+        return self._failed(self.y[train], evals, 0.0, "skipped after failing folds")
+
+    def _failed(
+        self,
+        y_train: np.ndarray,
+        evals: list[np.ndarray],
+        seconds: float,
+        failure: str,
+        breached: bool = False,
+    ) -> FitOutcome:
+        """A fit that gave no model (seed 004): failed predictions and the seed's loss on each
+        evaluation set; rows of zero class probabilities when the run keeps them (seed 003)."""
+        predictions = tuple(failed_predictions(y_train, len(rows)) for rows in evals)
         loss = breach_loss(self.y)
         errors = tuple(loss if len(rows) else float("nan") for rows in evals)
-        return FitOutcome(predictions, errors, 0.0, False, "skipped after failing folds")
+        probabilities = (
+            None
+            if self.n_classes is None
+            else tuple(np.zeros((len(rows), self.n_classes)) for rows in evals)
+        )
+        return FitOutcome(
+            predictions, errors, seconds, False, failure, breached=breached,
+            probabilities=probabilities,
+        )  # fmt: skip
+
+    def index_of(
+        self, outcome: FitOutcome, which: int, train: np.ndarray, rows: np.ndarray, learner: str
+    ) -> float:
+        """Seed 003's index ``S`` of ``outcome``'s predictions on evaluation set ``which``
+        (``rows``), its baseline the class frequencies of the ``train`` rows (NaN for no rows).
+        A failed fit scores 0, the baseline [decision: Fig. 5.1 draws failures there]."""
+        if not len(rows):
+            return float("nan")
+        if outcome.failure is not None or np.any(outcome.predictions[which] == FAILED_LABEL):
+            return 0.0
+        classes = np.arange(self.n_classes)
+        given = outcome.probabilities[which] if outcome.gives_probabilities else None
+        return self.index.score(
+            self.y[rows],
+            classes,
+            class_frequencies(self.y[train], classes),
+            labels=outcome.predictions[which],
+            probabilities=given,
+            learner=learner,
+        ).index
+
+    def holdout_scores(
+        self, config: Mapping[str, object], folds: Sequence[Fold]
+    ) -> tuple[list[float], float]:
+        """Seed 003's model-selection scores (§3.3): ``config`` fitted on each fold's training
+        rows and scored on its validation rows by the index (``1 −`` the zero-one error
+        without one); returns the scores and the mean fit seconds."""
+        scores, seconds = [], 0.0
+        learner = self.learner_of(config)
+        for fold in folds:
+            train_key = ("holdout", hash(fold.train.tobytes()))
+            outcome = self._fit(config, fold.train, [fold.valid], train_key, self.guard)
+            seconds += outcome.fit_seconds
+            if self.index is None:
+                scores.append(1.0 - outcome.errors[0])
+            else:
+                scores.append(self.index_of(outcome, 0, fold.train, fold.valid, learner))
+        return scores, seconds / max(len(folds), 1)
 
     def test(self, config: Mapping[str, object]) -> TestResult:
         """``config`` retrained on all of D_TVS (no work limit, thesis §3.3) and scored on D_G."""
@@ -384,6 +470,7 @@ class Evaluator:
                 outcome.fit_seconds,
                 outcome.failure,
                 outcome.predictions[0],
+                outcome.probabilities[0] if self.keep_probabilities else None,
             )
         return self._test_cache[key]
 

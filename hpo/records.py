@@ -31,6 +31,10 @@ class FoldPredictions:
     valid_labels: np.ndarray
     valid: np.ndarray
     selection: np.ndarray
+    # (n, n_classes) class probabilities (one-hot where the learner gives none), when the run
+    # keeps them (seed 003's performance index, ``probabilities=true``)
+    valid_probabilities: np.ndarray | None = None
+    selection_probabilities: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import pytest
 from sklearn.datasets import load_wine
 from sklearn.svm import SVC
 
-from experiments.spaces import load_space
+from experiments.spaces import load_prior_space, load_space
 from hpo.learners import (
     FAILED_LABEL,
     FitGuard,
@@ -176,6 +176,10 @@ def _configs(learner: str, n: int, seed: int = 0) -> list[dict]:
     space = load_space("sklearn_cash")
     choice = space.parameters[0]
     assert isinstance(choice, Categorical)
+    if learner not in choice.choices:  # seed 003's learners: their branch of its tree, priors
+        tree = load_prior_space("seed003")
+        drawn = [tree.learner_config(c) for c in tree.sample_batch(rng, 60 * n)]
+        return [c for c in drawn if c["classifier"] == learner][:n]
     u = rng.uniform(size=(n, space.dim))
     u[:, 0] = (choice.choices.index(learner) + 0.5) / len(choice.choices)
     return [space.decode(point) for point in u]
@@ -183,10 +187,10 @@ def _configs(learner: str, n: int, seed: int = 0) -> list[dict]:
 
 def test_every_learner_has_a_space() -> None:
     cash = load_space("sklearn_cash").parameters[0]
-    assert isinstance(cash, Categorical)
-    assert set(learner_names()) == (
-        set(SPACE_OF) | set(cash.choices) | set(REGRESSION_SPACE_OF) | set(AUTOWEKA_TASK_OF)
-    )
+    seed003 = load_space("seed003").parameters[0]  # seed 003's 17 (tests/test_appendix_a_learners)
+    assert isinstance(cash, Categorical) and isinstance(seed003, Categorical)
+    spaces = set(SPACE_OF) | set(cash.choices) | set(REGRESSION_SPACE_OF) | set(seed003.choices)
+    assert set(learner_names()) == spaces | set(AUTOWEKA_TASK_OF)
 
 
 @pytest.mark.parametrize("learner", CLASSIFIERS)

@@ -81,7 +81,12 @@ THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
     "bohb": ("bohb", False, False, {"bohb": "best_validation"}),  # beyond seed 002
     "skopt-gp": ("surrogate", False, False, {"skopt-gp": "best_validation"}),  # seed 002
     "skopt-rf": ("surrogate", False, False, {"skopt-rf": "best_validation"}),  # seed 002
+    # seed 003 (docs/seed003.md): its tree, its protocol, the index and the selection stage
+    "hrs": ("prior_rs", False, False, {"HRS": "best_validation"}),
+    "pds": ("pds", False, False, {"PDS": "best_validation"}),
+    "hypercube": ("hypercube", False, False, {"HC": "best_validation"}),
 }
+SEED003_DEFAULTS = {"hrs", "pds", "hypercube"}
 CHAPTER3_METHODS = list(THESIS_METHODS)[:16]
 # Chapter 5's GP variants (thesis §5.5): kernel, acquisition optimizer, imputation; all but
 # Spearmint use Chapter 5's priors and start from random valid configurations.
@@ -153,6 +158,11 @@ def test_method_config_matches_the_thesis_definition(config_name: str) -> None:
         assert (spec.space_name, spec.protocol_name) == ("sklearn_cash", "chapter4")
         assert spec.protocol.standardize and spec.protocol.n_folds == 5
         assert spec.protocol.test_frac == pytest.approx(1 / 3) and spec.protocol.train_cap is None
+    elif config_name in SEED003_DEFAULTS:
+        assert (spec.space_name, spec.protocol_name) == ("seed003", "seed003")
+        assert (spec.protocol.n_folds, spec.protocol.test_frac) == (10, 0.5)
+        assert spec.performance_index is not None and spec.model_selection is not None
+        assert spec.fit_guard.on_limit == "keep"
     elif config_name in UAI2014_DEFAULTS:
         assert (spec.space_name, spec.protocol_name) == ("esmbo_svm", "esmbo")
         assert (spec.protocol.validation, spec.protocol.test_frac) == ("holdout", 0.3)

@@ -29,7 +29,7 @@ from hpo.priors import (
     with_priors,
 )
 
-TREE = Path(__file__).resolve().parents[1] / "conf" / "hierarchical" / "seed003.yaml"
+TREE = Path(__file__).resolve().parents[1] / "conf" / "space" / "seed003.yaml"
 KS_ALPHA = 0.01  # a correct sampler fails one KS test in a hundred; the seeds below are fixed
 
 
@@ -124,7 +124,7 @@ def test_categorical_weights_follow_eq_3_1() -> None:
     assert set(zero.sample_index(np.random.default_rng(0), 1000).tolist()) == {1}
 
 
-@pytest.mark.parametrize("name", space_choices())
+@pytest.mark.parametrize("name", [n for n in space_choices() if n != "seed003"])
 def test_a_space_without_priors_samples_exactly_as_before(name: str) -> None:
     prior_space = prior_space_from_config(space_config(name))
     assert prior_space.space == load_space(name) and not prior_space.priors

@@ -66,7 +66,8 @@ def test_bad_spaces_are_rejected() -> None:
     with pytest.raises(ValueError, match="log scale needs low > 0"):
         Real("C", 0.0, 1.0, log=True)
     with pytest.raises(
-        SpaceError, match="'svm'; valid choices: esmbo_gbc, .*, random_forest, sklearn_cash, svm_k"
+        SpaceError,
+        match="'svm'; valid choices: esmbo_gbc, .*, random_forest, seed003, sklearn_cash, svm_k",
     ):
         load_space("svm")
 

@@ -4,14 +4,15 @@ The configuration names the learner; :func:`make_estimator` builds it from the r
 :func:`fit_and_predict` fits it under the :class:`FitGuard` and predicts every evaluation set.
 Modules: ``guard`` (the work limit), ``registry`` (names -> factories), ``fit`` (one guarded
 fit), ``svm_rbf`` (Chapter 3), ``svm`` (Chapter 4's kernels), ``random_forest`` (Table 2.1),
-``sklearn_cash`` (the rest of Table 5.1), ``uai2014`` and ``mlp`` (the ESMBO paper's spaces,
-regression learners included: each learner is registered with its task), ``ffnn`` (seed 002's
-PyTorch network, resumable; ``torch_network`` is its PyTorch side, imported only when it fits),
-``autoweka`` (seed 004's CASH space, classification and regression). Importing this package
-registers every learner.
+``sklearn_cash`` (the rest of Table 5.1), ``appendix_a`` (seed 003's Appendix A), ``uai2014``
+and ``mlp`` (the ESMBO paper's spaces, regression learners included: each learner is registered
+with its task), ``ffnn`` (seed 002's PyTorch network, resumable; ``torch_network`` is its PyTorch
+side, imported only when it fits), ``autoweka`` (seed 004's CASH space, classification and
+regression). Importing this package registers every learner.
 """
 
 from hpo.learners import (  # noqa: F401  (registration)
+    appendix_a,
     autoweka,
     ffnn,
     mlp,

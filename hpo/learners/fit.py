@@ -13,6 +13,7 @@ failed fit predicts the mean of its training targets (the constant model) instea
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -49,6 +50,10 @@ class FitOutcome:
     :data:`FAILED_LABEL`); ``hit_limit`` says the fit reached the guard's iteration limit;
     ``constant`` that the training set had one class, so a :class:`ConstantClassifier` predicts it;
     ``breached`` that the fit was stopped at a time or memory limit (:mod:`hpo.isolation`).
+    ``probabilities`` (only when asked for, :func:`fit_and_predict`'s ``n_classes``): one
+    ``(n, n_classes)`` array per evaluation set, the model's ``predict_proba`` where it has one,
+    else the one-hot vectors of its predictions (seed 003 §3.2; a failed or breached fit's rows
+    are zeros); ``gives_probabilities`` says which.
     """
 
     predictions: tuple[np.ndarray, ...]
@@ -59,6 +64,24 @@ class FitOutcome:
     constant: bool = False
     resource_spent: float | None = None  # epochs a resumable learner trained (seed 002)
     breached: bool = False  # past a resource limit of hpo.isolation (seed 004), never fitted
+    probabilities: tuple[np.ndarray, ...] | None = None
+    gives_probabilities: bool = False
+
+
+def one_hot(labels: np.ndarray, n_classes: int) -> np.ndarray:
+    """``(n, n_classes)`` one-hot rows of integer ``labels``; a label outside ``0..n_classes-1``
+    (:data:`FAILED_LABEL`) gives a row of zeros."""
+    labels = np.asarray(labels)
+    return (labels[:, None] == np.arange(n_classes)[None, :]).astype(float)
+
+
+def class_probabilities(model: object, X: np.ndarray, n_classes: int) -> np.ndarray:
+    """``model.predict_proba(X)`` with its columns placed at the class labels they stand for
+    (a training fold may miss classes: their columns are 0)."""
+    full = np.zeros((len(X), n_classes))
+    if len(X):
+        full[:, np.asarray(model.classes_, dtype=int)] = model.predict_proba(X)
+    return full
 
 
 def zero_one_error(predictions: np.ndarray, y: np.ndarray) -> float:
@@ -93,6 +116,7 @@ def fit_and_predict(
     validation: tuple[np.ndarray, np.ndarray] | None = None,
     epochs: float | None = None,
     checkpoint: str | None = None,
+    n_classes: int | None = None,
 ) -> FitOutcome:
     """Fit ``learner`` at ``config`` on the training data; predict every evaluation set.
 
@@ -101,6 +125,8 @@ def fit_and_predict(
     supports a resource (``supports_resource``, the seed-002 network) also gets ``validation``
     (its early-stopping set), ``epochs`` (train up to) and ``checkpoint`` (resume from, save
     to); ``resource_spent`` is then the epochs it trained. Other learners ignore the three.
+    ``n_classes`` (labels ``0..n_classes-1``) asks for :attr:`FitOutcome.probabilities` too;
+    without it nothing else is computed, so the predictions and errors are the same either way.
     """
     factory_of(learner)  # an unknown learner is a configuration error, raised, not a failure
     if train_gram is not None and learner != "svm_rbf":
@@ -129,7 +155,31 @@ def fit_and_predict(
     constant = isinstance(model, ConstantClassifier)
     spent = getattr(model, "epochs_run_", None)
     spent = None if spent is None else float(spent)
-    return FitOutcome(predictions, errors, fit_seconds, hit_limit, failure, constant, spent)
+    outcome = FitOutcome(predictions, errors, fit_seconds, hit_limit, failure, constant, spent)
+    if n_classes is None:
+        return outcome
+    return _with_probabilities(outcome, model, [X for X, _ in eval_sets], n_classes)
+
+
+def _with_probabilities(
+    outcome: FitOutcome, model: object, X_sets: Sequence[np.ndarray], n_classes: int
+) -> FitOutcome:
+    """``outcome`` with each set's class probabilities: ``predict_proba`` where the model gives
+    them and predicted (not a failure, not a fit stopped at the guard's limit under
+    ``error_one``), else the one-hot vectors of the stored predictions."""
+    predicted = outcome.failure is None and not np.any(outcome.predictions[0] == FAILED_LABEL)
+    if predicted and hasattr(model, "predict_proba"):
+        try:
+            probabilities = tuple(class_probabilities(model, X, n_classes) for X in X_sets)
+        except Exception:  # e.g. a probability model that cannot be built: one-hot instead
+            probabilities = None
+        if probabilities is not None:
+            return dataclasses.replace(
+                outcome, probabilities=probabilities, gives_probabilities=True
+            )
+    return dataclasses.replace(
+        outcome, probabilities=tuple(one_hot(p, n_classes) for p in outcome.predictions)
+    )
 
 
 def _fit(

@@ -15,7 +15,7 @@ from hpo.learners.guard import FitGuard
 from hpo.learners.registry import Value, given, register_learner
 
 TREE_ARGUMENTS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf")
-FOREST_ARGUMENTS = ("n_estimators", *TREE_ARGUMENTS)
+FOREST_ARGUMENTS = ("n_estimators", *TREE_ARGUMENTS, "max_features")  # max_features: seed 003
 
 
 @register_learner("random_forest")

@@ -126,3 +126,25 @@ def given(config: Mapping[str, Value], names: tuple[str, ...]) -> dict[str, Valu
     """The entries of ``config`` among ``names`` (estimator arguments; the others keep the
     estimator's defaults)."""
     return {name: config[name] for name in names if name in config}
+
+
+BOOLEAN_TEXT = {"true": True, "false": False}
+
+
+def as_bool(value: Value | bool, name: str = "value") -> bool:
+    """A boolean from a configuration value: ``True``/``False`` or their text in any case
+    (categorical choices are strings: ``"True"``, ``"false"``)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).lower()
+    if text not in BOOLEAN_TEXT:
+        raise ValueError(f"{name} must be one of True, False, got {value!r}")
+    return BOOLEAN_TEXT[text]
+
+
+def typed(config: Mapping[str, Value], types: Mapping[str, Callable[[Any], Any]]) -> dict[str, Any]:
+    """The entries of ``config`` among ``types``, each converted by its type (``int``, ``float``,
+    ``str`` or :func:`as_bool`); absent ones are left out, so the estimator keeps its defaults
+    (a configuration ``{}`` builds the estimator at scikit-learn's defaults, seed 003's
+    baseline)."""
+    return {name: convert(config[name]) for name, convert in types.items() if name in config}

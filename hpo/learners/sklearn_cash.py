@@ -30,8 +30,9 @@ from sklearn.tree import DecisionTreeClassifier
 
 from hpo.learners.guard import FitGuard
 from hpo.learners.random_forest import TREE_ARGUMENTS
-from hpo.learners.registry import Value, given, register_learner
+from hpo.learners.registry import Value, given, register_learner, typed
 
+KNN_TYPES = {"n_neighbors": int, "weights": str, "p": int}
 QDA_MAX_REG_PARAM = 1.0  # scikit-learn's bound: (1 - r) S^2 + r, a variance for r in [0, 1]
 
 
@@ -54,15 +55,19 @@ class CheckedQDA(QuadraticDiscriminantAnalysis):
 def nearest_neighbours(
     config: Mapping[str, Value], guard: FitGuard, seed: int, n_train: int
 ) -> KNeighborsClassifier:
-    """k nearest neighbours, ``n_neighbors`` tuned (deterministic)."""
-    return KNeighborsClassifier(n_neighbors=int(config["n_neighbors"]), n_jobs=1)
+    """k nearest neighbours, ``n_neighbors`` tuned (deterministic); seed 003's tree also tunes
+    the distance ``weights`` and the Minkowski ``p`` (absent ones keep scikit-learn's default)."""
+    return KNeighborsClassifier(n_jobs=1, **typed(config, KNN_TYPES))
 
 
 @register_learner("linear_svm")
 def linear_svm(config: Mapping[str, Value], guard: FitGuard, seed: int, n_train: int) -> LinearSVC:
-    """liblinear's linear SVM, ``C`` tuned, under the guard's iteration limit."""
+    """liblinear's linear SVM, ``C`` tuned (seed 003: and the ``penalty``), under the guard's
+    iteration limit."""
     return LinearSVC(
-        C=float(config["C"]), random_state=seed, max_iter=guard.iteration_limit(n_train)
+        random_state=seed,
+        max_iter=guard.iteration_limit(n_train),
+        **typed(config, {"C": float, "penalty": str}),
     )
 
 
@@ -86,8 +91,8 @@ def adaboost(
 def gaussian_nb(
     config: Mapping[str, Value], guard: FitGuard, seed: int, n_train: int
 ) -> GaussianNB:
-    """Gaussian naive Bayes (no hyperparameter)."""
-    return GaussianNB()
+    """Gaussian naive Bayes (Table 5.1: no hyperparameter; seed 003: ``var_smoothing``)."""
+    return GaussianNB(**typed(config, {"var_smoothing": float}))
 
 
 @register_learner("lda")
@@ -100,5 +105,6 @@ def lda(
 
 @register_learner("qda")
 def qda(config: Mapping[str, Value], guard: FitGuard, seed: int, n_train: int) -> CheckedQDA:
-    """Quadratic discriminant analysis, ``reg_param`` tuned (given as at most 1)."""
-    return CheckedQDA(reg_param=min(float(config["reg_param"]), QDA_MAX_REG_PARAM))
+    """Quadratic discriminant analysis, ``reg_param`` tuned (given as at most 1; absent: 0,
+    scikit-learn's default)."""
+    return CheckedQDA(reg_param=min(float(config.get("reg_param", 0.0)), QDA_MAX_REG_PARAM))

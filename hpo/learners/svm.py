@@ -15,22 +15,25 @@ from collections.abc import Mapping
 from sklearn.svm import SVC
 
 from hpo.learners.guard import FitGuard, libsvm_limits
-from hpo.learners.registry import Value, register_learner
+from hpo.learners.registry import Value, as_bool, register_learner
 
 KERNELS = ("linear", "rbf", "poly", "sigmoid")
 
 
 @register_learner("svm")
 def kernel_svm(config: Mapping[str, Value], guard: FitGuard, seed: int, n_train: int) -> SVC:
-    """``SVC`` with the configuration's kernel and that kernel's parameters (deterministic)."""
-    kernel = str(config["kernel"])
+    """``SVC`` with the configuration's kernel and that kernel's parameters (deterministic).
+    Seed 003 also tunes ``shrinking``; an absent argument keeps scikit-learn's default (RBF,
+    C = 1, the baseline of seed 003 §5)."""
+    kernel = str(config.get("kernel", "rbf"))
     if kernel not in KERNELS:
         raise ValueError(f"unknown kernel {kernel!r}; valid choices: {', '.join(KERNELS)}")
     return SVC(
         kernel=kernel,
-        C=float(config["C"]),
+        C=float(config.get("C", 1.0)),
         gamma=float(config["gamma"]) if "gamma" in config else "scale",
         degree=int(config.get("degree", 3)),
         coef0=float(config.get("coef0", 0.0)),
+        shrinking=as_bool(config.get("shrinking", True), "shrinking"),
         **libsvm_limits(guard, n_train),
     )

@@ -36,13 +36,19 @@ from sklearn.ensemble import (
 from sklearn.svm import SVR
 
 from hpo.learners.guard import FitGuard, libsvm_limits
-from hpo.learners.registry import Value, register_learner
+from hpo.learners.registry import Value, register_learner, typed
 
 N_TREES = 100  # [paper §6.1] every forest and boosting model has 100 trees
 # scikit-learn's Huber alpha is in the open interval (0, 1); the space's upper end 1 is given as:
 MAX_HUBER_ALPHA = 1.0 - 1e-6
 FOREST_ALGORITHMS = ("random_forest", "extra_trees")
 BOOLEAN_CHOICES = {"true": True, "false": False}
+GRADIENT_BOOSTING_TYPES = {
+    "n_estimators": int,
+    "max_depth": int,
+    "learning_rate": float,
+    "subsample": float,
+}
 
 
 def n_features_of(ratio: float, n_features: int) -> int:
@@ -65,6 +71,14 @@ class FeatureRatio:
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         return self.estimator.predict(X)
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """The wrapped classifier's probabilities (seed 003's performance index reads them)."""
+        return self.estimator.predict_proba(X)
+
+    @property
+    def classes_(self) -> np.ndarray:
+        return self.estimator.classes_
 
 
 def _flag(value: Value, name: str) -> bool:
@@ -105,14 +119,16 @@ def forest_regressor(
 @register_learner("gradient_boosting")
 def gradient_boosting(
     config: Mapping[str, Value], guard: FitGuard, seed: int, n_train: int
-) -> FeatureRatio:
-    """Gradient boosting classifier (log loss), 100 trees, depth, rate and feature share tuned."""
+) -> GradientBoostingClassifier | FeatureRatio:
+    """Gradient boosting classifier (log loss), 100 trees, depth, rate and feature share tuned.
+    Seed 003's tree tunes ``n_estimators`` and ``subsample`` too and no feature share; an absent
+    argument keeps scikit-learn's default (100 trees are that default)."""
     estimator = GradientBoostingClassifier(
-        n_estimators=N_TREES,
-        max_depth=int(config["max_depth"]),
-        learning_rate=float(config["learning_rate"]),
         random_state=seed,
+        **{"n_estimators": N_TREES} | typed(config, GRADIENT_BOOSTING_TYPES),
     )
+    if "max_features_ratio" not in config:
+        return estimator
     return FeatureRatio(estimator, float(config["max_features_ratio"]))
 
 

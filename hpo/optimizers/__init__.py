@@ -14,6 +14,7 @@ from hpo.optimizers.base import (
     MultiFidelity,
     Optimizer,
     PredictionsConsumer,
+    PriorConsumer,
     Proposal,
     SurrogateOptimizer,
 )
@@ -46,6 +47,18 @@ def _hypercube_class() -> type[Optimizer]:
     from hpo.optimizers.hypercube import ShrinkingHypercube
 
     return ShrinkingHypercube
+
+
+def _prior_rs_class() -> type[Optimizer]:
+    from hpo.optimizers.prior_search import PriorRandomSearch
+
+    return PriorRandomSearch
+
+
+def _pds_class() -> type[Optimizer]:
+    from hpo.optimizers.prior_search import ParametricDensity
+
+    return ParametricDensity
 
 
 def _eo_class() -> type[Optimizer]:
@@ -91,6 +104,8 @@ CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "bohb": _bohb_class,  # beyond seed 002: Falkner et al. 2018 through SMAC3
     "tpe": _tpe_class,  # seed 002 §1.2.4.2 (Bergstra et al. 2011, hyperopt)
     "surrogate": _surrogate_class,  # seed 002 §2.1.2.1: skopt-style GP and random forest
+    "prior_rs": _prior_rs_class,  # seed 003 §3.4(a): random search from the priors
+    "pds": _pds_class,  # seed 003 §3.4(c): parametric-density sampler, uniform fallback
 }
 FAMILIES = tuple(CLASSES)
 _FIXED_ARGUMENTS = ("self", "space", "budget", "rng")
@@ -135,6 +150,7 @@ __all__ = [
     "GridSearch",
     "Optimizer",
     "PredictionsConsumer",
+    "PriorConsumer",
     "Proposal",
     "RandomSearch",
     "SurrogateOptimizer",

@@ -16,6 +16,8 @@ Capabilities are explicit base classes the runner tests for, never branches on f
 * :class:`MultiFidelity` — proposes partial evaluations: each :class:`Proposal` carries a
   resource level (epochs, or a share of the training rows) that the evaluator trains up to
   (Hyperband, seed 002 §1.3.3);
+* :class:`PriorConsumer` — samples from the space's per-context priors (seed 003, §3.1): the
+  runner hands it the :class:`~hpo.priors.PriorSpace` the space file declares;
 * ``reports_at_batch_ends`` — a generational optimizer (CMA-ES) whose incumbents exist only at the
   end of each generation (thesis §3.3; [decide], docs/deviations.md).
 """
@@ -32,6 +34,7 @@ import numpy as np
 from hpo.space import Space
 
 if TYPE_CHECKING:
+    from hpo.priors import PriorSpace
     from hpo.records import FoldPredictions
 
 
@@ -130,3 +133,12 @@ class MultiFidelity:
     space that cannot serve the kind (:func:`hpo.learners.learner_resources`)."""
 
     resource_kind: str = "epochs"
+
+
+class PriorConsumer(ABC):
+    """Capability: the optimizer draws from the per-context priors of a space file (seed 003,
+    §3.1); the runner calls :meth:`use_priors` once, before the first ``ask``."""
+
+    @abstractmethod
+    def use_priors(self, prior_space: PriorSpace) -> None:
+        """Sample from ``prior_space`` (whose ``space`` is the optimizer's space)."""

@@ -1,0 +1,92 @@
+"""The seed-003 report plug-in (issue 28 item 9): Table 5.1 from the selection rows (the boost as
+§5 defines it), the seed's numbers labelled as the seed's, the figures, Fig 5.3 said to be
+unavailable, and the claims on the engine; end to end on two tiny runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import layout
+from analysis.hierarchical import claims, data, seed
+from analysis.report import write_report
+from experiments.compose import compose_run
+from experiments.results import config_hash
+from experiments.single import run_and_save
+
+
+def _row(dataset: str, learner: str, kind: str, scores: list[float], **extra) -> dict:
+    return {
+        "dataset": dataset,
+        "method": "HRS",
+        "learner": learner,
+        "ms_kind": kind,
+        "ms_rank": extra.get("rank"),
+        "ms_p_value": extra.get("p", np.nan),
+        "ms_tied": extra.get("tied"),
+        "ms_holdout_mean": float(np.mean(scores)),
+        "ms_holdout_std": float(np.std(scores, ddof=1)),
+        "scores": np.asarray(scores),
+    }
+
+
+def synthetic_rows() -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            _row("balance-scale", "lda", "default", [0.74, 0.75, 0.7456]),
+            _row("balance-scale", "knn", "default", [0.09, 0.10, 0.0983]),
+            _row("balance-scale", "linear_svm", "optimized", [0.8385] * 3, rank=1, tied=True, p=1),
+            _row("balance-scale", "knn", "optimized", [0.5, 0.6, 0.7], rank=2, tied=False, p=0.01),
+        ]
+    )
+
+
+def test_table_5_1_is_worst_and_best_default_and_the_first_ranked_model() -> None:
+    table = data.table_5_1(synthetic_rows())
+    assert len(table) == 1
+    row = table.iloc[0]
+    assert row["dataset"] == "balance-scale" and row["family"] == "LinearSVM"
+    assert row["default worst"] == pytest.approx(np.mean([0.09, 0.10, 0.0983]))
+    assert row["default best"] == pytest.approx(0.7452)
+    # §5's boost, checked on the seed's own balance-scale row: (0.8385 - 0.7452) / 0.7452
+    assert row["boost %"] == pytest.approx(12.52, abs=0.01)
+    printed = seed.table_5_1().loc["balance-scale"]
+    assert (printed["default_best"], printed["optimized"]) == (0.7452, 0.8385)
+    assert len(seed.table_5_1()) == 36
+
+
+def test_claims_are_not_evaluated_on_one_dataset() -> None:
+    from analysis.claims import NOT_EVALUATED, run_claim
+
+    for claim in claims.CLAIMS:
+        assert run_claim(claim, synthetic_rows()).status == NOT_EVALUATED, claim.id
+
+
+def test_the_report_of_two_tiny_runs(tmp_path: Path) -> None:
+    fast = ["budget=3", "optimizer.model_selection.repeats=1", "optimizer.model_selection.folds=3"]
+    fast += ["protocol.n_folds=3", "experiment=hierarchical"]
+    runs = tmp_path / layout.RUNS / "main"
+    for method, dataset in (("hrs", "sklearn-iris"), ("hypercube", "sklearn-iris")):
+        spec = compose_run([f"optimizer={method}", f"dataset={dataset}", *fast])
+        if method == "hypercube":  # the defaults baseline comes from hrs only, as in the sweep
+            spec = compose_run([f"optimizer={method}", f"dataset={dataset}", *fast,
+                                "optimizer.model_selection.defaults=false"])  # fmt: skip
+        name = layout.run_filename(
+            spec.dataset, spec.run_method, spec.protocol_name, 0, 0, config_hash(spec)
+        )
+        run_and_save(spec, runs / name)
+    report = write_report(tmp_path, tmp_path / "report", chapter="hierarchical")
+    text = report.read_text()
+    assert "seed (Table 5.1)" in text and "ours, HRS" in text and "ours, HC" in text
+    assert "Fig 5.3" in text and "Not available" in text and "## The seed's claims" in text
+    table = pd.read_csv(tmp_path / "report" / "tables" / "hierarchical_table_5_1.csv")
+    assert set(table["method"]) == {"HRS", "HC"} and table["default best"].notna().all()
+    figures = sorted((tmp_path / "report" / "figures").glob("hierarchical_boxes_*.png"))
+    assert len(figures) == 2
+    datasets = pd.read_csv(tmp_path / "report" / "tables" / "hierarchical_datasets.csv")
+    assert len(datasets) == 36 and (datasets["status"].str.startswith("not run")).sum() >= 6
+    assert json.loads(json.dumps(list(datasets.columns)))[0] == "seed's dataset"

@@ -1,0 +1,229 @@
+"""Seed 003 inside a run (issue 28 items 3-6): class probabilities in the evaluation and the
+sidecar, the performance index as the objective, budgets in seconds, the prior-sampling
+optimisers by name, and the model-selection stage whose ranked list comes back from the results
+file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments.compose import compose_run
+from experiments.config import UsageError
+from experiments.results import read_predictions, read_run
+from experiments.runner import RunSpec, run
+from experiments.single import run_and_save
+from experiments.spaces import load_prior_space, space_config
+from hpo.datasets import load_dataset
+from hpo.evaluation import Evaluator
+from hpo.learners import FitGuard, fit_and_predict
+from hpo.model_selection import Candidate, select_models
+from hpo.optimizers import make_optimizer
+from hpo.performance_index import PerformanceIndex, class_frequencies
+from hpo.protocol import ProtocolSettings
+
+FAST = ["dataset=sklearn-iris", "optimizer.model_selection.repeats=2"]
+FAST += ["optimizer.model_selection.folds=5", "protocol.n_folds=3"]
+
+
+@pytest.fixture(scope="module")
+def iris():
+    return load_dataset("sklearn-iris")
+
+
+def test_probabilities_are_predict_proba_or_one_hot_and_change_no_error(iris) -> None:
+    X, y = iris.X, iris.y
+    sets = [(X[100:], y[100:])]
+    for learner, config, gives in (("knn", {"n_neighbors": 5}, True), ("svm", {}, False)):
+        plain = fit_and_predict(learner, config, FitGuard(), X[:100], y[:100], sets)
+        with_p = fit_and_predict(learner, config, FitGuard(), X[:100], y[:100], sets, n_classes=3)
+        assert plain.errors == with_p.errors and plain.probabilities is None
+        np.testing.assert_array_equal(plain.predictions[0], with_p.predictions[0])
+        p = with_p.probabilities[0]
+        assert p.shape == (len(y) - 100, 3) and with_p.gives_probabilities is gives
+        np.testing.assert_allclose(p.sum(axis=1), 1.0)
+        if not gives:
+            np.testing.assert_array_equal(p.argmax(axis=1), with_p.predictions[0])
+            assert set(np.unique(p)) <= {0.0, 1.0}
+
+
+def test_the_index_objective_is_one_minus_the_mean_fold_index(iris) -> None:
+    protocol = ProtocolSettings(validation="cv", n_folds=3, train_cap=None, stratify=True)
+    index = PerformanceIndex()
+    args = (iris, protocol, lambda c: "knn", FitGuard(), 0, 0)
+    evaluator = Evaluator(*args, keep_predictions=True, index=index, keep_probabilities=True)
+    scored = evaluator.validate({"n_neighbors": 7}, batch=0)
+    by_hand = []
+    for fold, kept in zip(evaluator.splits.folds(0), scored.predictions, strict=True):
+        classes = np.arange(3)
+        by_hand.append(
+            index.score(
+                evaluator.y[fold.valid],
+                classes,
+                class_frequencies(evaluator.y[fold.train], classes),
+                labels=kept.valid,
+                probabilities=kept.valid_probabilities,
+            ).index
+        )
+    assert scored.valid_loss == pytest.approx(1.0 - np.mean(by_hand), abs=1e-12)
+    zero_one = Evaluator(*args).validate({"n_neighbors": 7}, batch=0)
+    assert zero_one.valid_loss != scored.valid_loss  # the index, not the error
+
+
+def test_prior_random_search_draws_the_priors_sequence() -> None:
+    prior_space = load_prior_space("seed003")
+    optimizer = make_optimizer("prior_rs", prior_space.space, 50, np.random.default_rng(4))
+    optimizer.use_priors(prior_space)
+    drawn = [dict(optimizer.ask().config) for _ in range(50)]
+    rng = np.random.default_rng(4)
+    assert drawn == [prior_space.sample(rng) for _ in range(50)]
+
+
+def test_the_parametric_density_sampler_falls_back_to_uniform_when_the_prior_misfits() -> None:
+    prior_space = load_prior_space("seed003")
+    for sign, expected in ((+1, "prior"), (-1, "uniform")):
+        optimizer = make_optimizer("pds", prior_space.space, 40, np.random.default_rng(0))
+        optimizer.use_priors(prior_space)
+        for _ in range(15):
+            proposal = optimizer.ask()
+            density = prior_space.log_density(proposal.config)
+            optimizer.tell(proposal, -sign * density)  # score rises (+1) or falls with density
+        optimizer.ask()
+        assert optimizer.sources[-1] == expected
+        assert optimizer.sources[:10] == ["prior"] * 10  # before min_evaluations: the prior
+
+
+def test_a_time_budget_stops_the_run_within_one_evaluation(iris) -> None:
+    spec = RunSpec(
+        dataset="sklearn-iris",
+        optimizer="rs",
+        rules={"rs": "best_validation"},
+        budget=100000,
+        time_budget=0.3,
+        space=space_config("svm_rbf"),
+    )
+    result = run(spec, data=iris)
+    elapsed = result.trace["elapsed_seconds"].to_numpy()
+    assert 1 <= len(elapsed) < 100000
+    assert elapsed[-2] < 0.3 <= elapsed[-1]  # the last one started before the budget ran out
+    assert np.all(np.diff(elapsed) > 0)
+
+
+def test_old_runs_keep_their_identity() -> None:
+    spec = compose_run(["optimizer=gp", "dataset=iris"])
+    identity = spec.identity()
+    assert not {"performance_index", "probabilities", "time_budget", "model_selection"} & set(
+        identity
+    )
+
+
+def test_a_17_learner_run_returns_the_ranked_tied_set_and_the_file_gives_it_back(
+    tmp_path: Path,
+) -> None:
+    spec = compose_run(
+        ["optimizer=hrs", "budget=8", "predictions=true", "probabilities=true"] + FAST
+    )
+    assert spec.space_name == "seed003" and spec.performance_index is not None
+    result = run(spec)
+    ranked = result.selection[result.selection["ms_rank"].notna()]
+    assert len(ranked) >= 1 and ranked["ms_tied"].iloc[0] and ranked["ms_rank"].iloc[0] == 1
+    # the root's p-values are the cascade's on the same stored scores
+    candidates = [
+        Candidate(f"it{r.iteration}", tuple(json.loads(r.ms_holdout_scores)))
+        for r in ranked.itertuples()
+    ]
+    again = {m.name: m for m in select_models(candidates, 0.05).ranked}
+    for r in ranked.itertuples():
+        assert again[f"it{r.iteration}"].p_value == pytest.approx(r.ms_p_value, abs=1e-12)
+        assert again[f"it{r.iteration}"].tied == r.ms_tied
+    path = run_and_save(spec, tmp_path / "run.parquet")
+    table = read_run(path)
+    stored = table[table["row_type"] == "selection"].reset_index(drop=True)
+    columns = ["iteration", "learner", "ms_rank", "ms_p_value", "ms_tied", "ms_holdout_mean"]
+    expected = result.selection[columns].reset_index(drop=True)
+    pd.testing.assert_frame_equal(stored[columns], expected, check_dtype=False)
+    sidecar = read_predictions(path)
+    proba = sidecar[[f"proba_{c}" for c in range(3)]].to_numpy()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("method", ["pds", "hypercube"])
+def test_the_seed_optimisers_run_by_name(method: str) -> None:
+    spec = compose_run(
+        [f"optimizer={method}", "budget=4", "optimizer.model_selection=null"] + FAST[:1]
+    )
+    result = run(spec)
+    assert len(result.trace) == 4 and result.selection is None
+    assert set(result.trace["learner"]) <= set(load_prior_space("seed003").space.learners)
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("time_budget=0", "time_budget must be a number of seconds > 0"),
+        ("optimizer.model_selection.alpha=1.5", "alpha=1.5 must be in \\(0, 1\\)"),
+        ("optimizer.performance_index.weights.accuracy=-1", "must be a finite number >= 0"),
+        ("++optimizer.performance_index.weights.auc=1", "'auc' needs predicted probabilities"),
+    ],
+)
+def test_bad_seed003_settings_are_one_line(override: str, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        compose_run(["optimizer=hrs", "dataset=sklearn-iris", override])
+
+
+def test_the_defaults_baseline_is_each_bare_estimator_scored_by_the_index(iris) -> None:
+    """Issue 28 item 7 (seed §5): every learner at scikit-learn's defaults, on the same folds of H
+    as the candidates, scored by the same index; checked against the bare classes by hand."""
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.naive_bayes import GaussianNB
+
+    from hpo.evaluation import standardize_features
+    from hpo.selection_stage import SelectionSettings, holdout_folds, score_defaults
+    from hpo.space import space_from_config
+
+    protocol = ProtocolSettings(validation="cv", n_folds=3, test_frac=0.5, standardize=True)
+    space = space_from_config(
+        {
+            "name": "two",
+            "learner": {"choice": "classifier"},
+            "parameters": {
+                "classifier": {"type": "categorical", "choices": ["lda", "gaussian_nb"]}
+            },
+        }
+    )
+    index = PerformanceIndex()
+    evaluator = Evaluator(iris, protocol, space.learner_of, FitGuard(), 0, 0, index=index)
+    folds = holdout_folds(evaluator, SelectionSettings(repeats=1, folds=3), (0, iris.name, 0))
+    rows, seconds = score_defaults(evaluator, space, folds)
+    assert [r["learner"] for r in rows] == ["lda", "gaussian_nb"] and seconds > 0
+    classes = np.arange(3)
+    for row, estimator in zip(rows, (LinearDiscriminantAnalysis, GaussianNB), strict=True):
+        assert row["ms_kind"] == "default" and row["iteration"] == 0
+        by_hand = []
+        for fold in folds:
+            X_train, (X_valid,) = standardize_features(iris.X[fold.train], [iris.X[fold.valid]])
+            model = estimator().fit(X_train, iris.y[fold.train])
+            by_hand.append(
+                index.score(
+                    iris.y[fold.valid],
+                    classes,
+                    class_frequencies(iris.y[fold.train], classes),
+                    labels=model.predict(X_valid),
+                    probabilities=model.predict_proba(X_valid),
+                ).index
+            )
+        np.testing.assert_allclose(json.loads(row["ms_holdout_scores"]), by_hand, atol=1e-12)
+
+
+def test_a_seed003_run_by_name_has_the_defaults_rows_outside_the_ranking() -> None:
+    spec = compose_run(["optimizer=hrs", "budget=3"] + FAST)
+    assert spec.model_selection["defaults"] is True
+    selection = run(spec).selection
+    defaults = selection[selection["ms_kind"] == "default"]
+    assert sorted(defaults["learner"]) == sorted(load_prior_space("seed003").space.learners)
+    assert defaults["ms_rank"].isna().all() and (defaults["iteration"] == 0).all()
+    assert (selection[selection["ms_rank"].notna()]["ms_kind"] == "optimized").all()
