@@ -28,6 +28,12 @@ Two kinds of run are costed otherwise (the ``surrogates`` experiment, seed 002):
 
 ``GPU_SPEEDUP`` (an assumption, not measured: no GPU was at hand) turns the network runs'
 core-hours into the GPU-hours the cost line projects.
+
+A run with a **time budget** (``time_budget``, seed 003's paper profile: 8 hours of optimisation
+per run) costs that budget plus ``SELECTION_STAGE_ALLOWANCE`` of it for the model-selection
+stage that follows (an assumption, stated on the cost line: the stage's cross-validation fits on
+H do not grow with the optimisation time, and took 35-63 % of the smoke runs' seconds at 20
+evaluations, docs/seed003.md).
 """
 
 from __future__ import annotations
@@ -61,6 +67,8 @@ MULTI_FIDELITY = ("hyperband", "bohb")  # methods that run Hyperband's plan, not
 FIDELITY_SETTINGS = ("max_resource", "eta", "unit", "resource", "rounding", "iterations")
 FULL_FIT_FAMILY = "rs"  # the table family whose cells give the cost of one full fit
 GPU_SPEEDUP = 10.0  # [assumption] a GPU epoch of these small MLPs vs one CPU core (not measured)
+SELECTION_STAGE_ALLOWANCE = 0.5  # [assumption] seed 003's selection stage, a share of time_budget
+TIME_BUDGET_FAMILY = "time budget"  # the cost family of runs costed by their time budget
 
 
 # --------------------------------------------------------------------------- size bins
@@ -160,11 +168,15 @@ def network_seconds(runs: pd.DataFrame, epoch_costs: pd.Series) -> np.ndarray:
 def run_seconds(
     runs: pd.DataFrame, costs: pd.Series, epoch_costs: pd.Series | None = None
 ) -> np.ndarray:
-    """Estimated seconds of each run: by epochs for network runs (``epochs`` > 0), else by the
-    run-cost table."""
+    """Estimated seconds of each run: by epochs for network runs (``epochs`` > 0), by its time
+    budget and the selection stage's allowance for a timed run (``budget_seconds`` > 0), else by
+    the run-cost table."""
     network = runs["epochs"].to_numpy() > 0
+    timed = runs["budget_seconds"].to_numpy() > 0
     seconds = np.zeros(len(runs))
-    seconds[~network] = table_seconds(runs[~network], costs)
+    by_table = ~network & ~timed
+    seconds[by_table] = table_seconds(runs[by_table], costs)
+    seconds[timed] = runs["budget_seconds"].to_numpy()[timed] * (1 + SELECTION_STAGE_ALLOWANCE)
     if network.any():
         epoch_costs = pd.Series(dtype=float) if epoch_costs is None else epoch_costs
         seconds[network] = network_seconds(runs[network], epoch_costs)
@@ -215,10 +227,18 @@ def expected_incumbents(evaluations: int) -> float:
 
 def run_cost_units(spec: Any) -> dict[str, Any]:
     """What a run's cost scales with: for a network run its ``epochs`` (evaluations and
-    retraining); else its ``evaluations`` in full fits and the table family that costs them."""
+    retraining); for a run with a time budget its ``budget_seconds``; else its ``evaluations`` in
+    full fits and the table family that costs them."""
     settings = spec.space.get("settings") or {}
-    learner = spec.space.get("learner")
-    network = learner is not None and "epochs" in learner_resources(learner)
+    learner = spec.space.get("learner")  # a name; a tree of learners (seed 003) is no network
+    network = isinstance(learner, str) and "epochs" in learner_resources(learner)
+    if getattr(spec, "time_budget", None) is not None:
+        return {
+            "epochs": 0.0,
+            "evaluations": 0.0,
+            "cost_family": TIME_BUDGET_FAMILY,
+            "budget_seconds": float(spec.time_budget),
+        }
     multi = spec.optimizer in MULTI_FIDELITY
     plan = fidelity(spec.optimizer, spec.optimizer_settings) if multi else None
     n_evaluations = spec.budget if plan is None else min(spec.budget, len(plan.schedule()))
@@ -231,10 +251,12 @@ def run_cost_units(spec: Any) -> dict[str, Any]:
         else:  # a share of the rows, trained to the cap
             trained = plan_full_fits(plan) * cap
         retrained = expected_incumbents(n_evaluations) * cap
-        return {"epochs": trained + retrained, "evaluations": 0.0, "cost_family": spec.optimizer}
-    if plan is None:
-        return {"epochs": 0.0, "evaluations": float(spec.budget), "cost_family": spec.optimizer}
-    return {"epochs": 0.0, "evaluations": plan_full_fits(plan), "cost_family": FULL_FIT_FAMILY}
+        units = {"epochs": trained + retrained, "evaluations": 0.0, "cost_family": spec.optimizer}
+    elif plan is None:
+        units = {"epochs": 0.0, "evaluations": float(spec.budget), "cost_family": spec.optimizer}
+    else:
+        units = {"epochs": 0.0, "evaluations": plan_full_fits(plan), "cost_family": FULL_FIT_FAMILY}
+    return {**units, "budget_seconds": 0.0}
 
 
 def memory_gb(train_rows: int, distance_cache_mb: float, libsvm_cache_mb: float) -> float:
@@ -397,6 +419,21 @@ def epoch_costs_provenance(path: Path = EPOCH_COSTS_FILE) -> str:
     )
 
 
+def time_budget_lines(table: pd.DataFrame) -> list[str]:
+    """How runs with a time budget were costed (none: no line)."""
+    timed = table[table["budget_seconds"] > 0]
+    if timed.empty:
+        return []
+    hours = sorted(set(timed["budget_seconds"] / 3600))
+    budgets = ", ".join(f"{h:g} h" for h in hours)
+    return [
+        f"{len(timed)} runs with a time budget ({budgets} of optimisation each) are costed at "
+        f"that budget + {SELECTION_STAGE_ALLOWANCE:.0%} for the model-selection stage "
+        "[assumption: its CV fits on H do not grow with the optimisation time and took 35-63 % "
+        "of the smoke runs' seconds at 20 evaluations; re-measure with the medium profile]"
+    ]
+
+
 def print_cost(
     name: str,
     profile: str,
@@ -417,7 +454,12 @@ def print_cost(
     for line in report(name, profile, result, max_array_size):
         print(line)
     lines = network_lines(table, epoch_costs, result.network_core_hours) if networks else []
-    for line in [*lines, *train_fraction_lines(table), *gpu_line(result)]:
+    for line in [
+        *lines,
+        *train_fraction_lines(table),
+        *time_budget_lines(table),
+        *gpu_line(result),
+    ]:
         print(line)
     print(costs_provenance(costs_file))
     if networks:
