@@ -19,8 +19,10 @@ Memory is measured as resident set size (RSS), the closest thing to a JVM heap c
 process; as a backstop against an allocation faster than the poll, the child's address space
 (``RLIMIT_AS``) is capped before each call at its current size plus twice the memory limit, so
 that allocation fails inside the child (``MemoryError`` → a ``memory`` failure) instead of
-exhausting the machine. ``benchmarks/isolation.py`` measures the per-call overhead against an
-in-process call and the parent's memory over many calls.
+exhausting the machine. A child started with ``start_method="fork"`` begins with its parent's
+resident pages in its RSS, so the limit counts them too; the default ``forkserver`` child starts
+from a small interpreter with the preloaded libraries. ``benchmarks/isolation.py`` measures the
+per-call overhead against an in-process call and the parent's memory over many calls.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ import os
 import time
 
 import numpy as np
+import psutil
 import pytest
 
 from hpo.isolation import EvaluationLimits, IsolatedWorker
@@ -189,7 +190,10 @@ def test_an_evaluation_past_its_time_limit_fails_its_folds_and_skips_after_three
 
 
 def test_an_evaluation_past_its_memory_limit_fails_its_folds_and_the_run_goes_on(sleeper_learner):
-    evaluator = _evaluator(EvaluationLimits(memory_mb=300, **FORK))
+    # A forked child starts with this process's resident pages in its RSS (a pytest worker that
+    # ran other modules first can hold more than 300 MB), so the limit is 300 MB above them.
+    inherited_mb = psutil.Process().memory_info().rss / 2**20
+    evaluator = _evaluator(EvaluationLimits(memory_mb=inherited_mb + 300, **FORK))
     try:
         hog = evaluator.validate({"seconds": 0.0, "allocate_mb": 2000}, batch=0)
         assert hog.valid_loss == 1.0 and hog.failure.startswith("memory: resident")
