@@ -297,20 +297,20 @@ def ensemble_section(inputs: Inputs, write: render.TableWriter, number: int) -> 
 def figures_section(out_dir: Path, number: int) -> str:
     figure_set = render.FigureSet(out_dir)
     figure_set.add(
-        figures.figure_4_5(),
+        figures.figure_4_5,
         "fig4_5_sqm_cbound",
         "Fig 4.5 (ours, from `hpo.ensembles`): squared-margin and adapted C-bound losses over "
         "the first margin moment μ1 and the disagreement dis = (1 − μ2)/2; infeasible pairs "
         "(μ1² > μ2) blank; iso-loss lines.",
     )
     figure_set.add(
-        figures.figure_4_6(),
+        figures.figure_4_6,
         "fig4_6_sigmoid",
         "Fig 4.6 (ours): zero-one loss and 1 − s(M, 10); dots = the values an ensemble of m = 7 "
         "can take.",
     )
     figure_set.add(
-        figures.figure_4_7(),
+        figures.figure_4_7,
         "fig4_7_losses",
         "Fig 4.7 (ours): zero-one, margin, squared-margin and sigmoid losses vs the margin; "
         "sigmoid with a = a(m) of `hpo.ensembles.sigmoid_scale` for several m [decide]; the "

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cache, partial
 from pathlib import Path
 
 import numpy as np
@@ -234,14 +235,17 @@ def friedman_section(inputs: Inputs, write: render.TableWriter, out_dir: Path) -
     body = write(frame, "friedman_nemenyi", "Friedman test and Nemenyi CD, ours and the thesis's")
     if len(inputs.complete) >= 2:
         written = cd_diagram.save_cd_diagrams(inputs.complete, out_dir / "figures", "fig5_6")
-        pdf = [f"[PDF](figures/{path.name}), " for path in written if path.name.endswith(".pdf")]
+        first_pdf = next((path.name for path in written if path.suffix == ".pdf"), None)
+        pdf_link = f"[PDF](figures/{first_pdf}), " if first_pdf else ""
         diagram = (
-            "![Fig 5.6 Nemenyi](figures/fig5_6_cd_nemenyi.png)\n\n*Fig 5.6 (ours): Nemenyi CD "
-            f"diagram of the Table 5.2 methods* ({''.join(pdf[:1])}"
-            "[Wilcoxon–Holm variant](figures/fig5_6_cd_wilcoxon_holm.png))\n"
+            (
+                "![Fig 5.6 Nemenyi](figures/fig5_6_cd_nemenyi.png)\n\n*Fig 5.6 (ours): Nemenyi "
+                f"CD diagram of the Table 5.2 methods* ({pdf_link}"
+                "[Wilcoxon–Holm variant](figures/fig5_6_cd_wilcoxon_holm.png))\n"
+            )
+            if written
+            else f"Fig 5.6: {NOT_DRAWN}\n"
         )
-        if not written:
-            diagram = f"Fig 5.6: {NOT_DRAWN}\n"
     else:
         diagram = "The CD diagram needs at least 2 datasets.\n"
     return (
@@ -258,7 +262,7 @@ def friedman_section(inputs: Inputs, write: render.TableWriter, out_dir: Path) -
 def curves_section(inputs: Inputs, out_dir: Path) -> str:
     figure_set = render.FigureSet(out_dir)
     figure_set.add(
-        figures.figure_5_7(inputs.curves, len(inputs.complete)),
+        partial(figures.figure_5_7, inputs.curves, len(inputs.complete)),
         "fig5_7_rank_vs_iteration",
         "Fig 5.7 (ours): average rank vs iteration, on the incumbent's validation (CV) error "
         "(left) and test error (right); per dataset errors averaged over repetitions and carried "
@@ -286,13 +290,13 @@ def choices_section(inputs: Inputs, write: render.TableWriter, out_dir: Path) ->
     shown = table.rename(index=lambda d: labels.get(d, d)).rename_axis("dataset")
     figure_set = render.FigureSet(out_dir)
     figure_set.add(
-        figures.figure_5_8(inputs.choices),
+        partial(figures.figure_5_8, inputs.choices),
         "fig5_8_classifier_choices",
         "Fig 5.8 (ours): the final model's classifier over all GP-cond-ls runs (thesis: 240 "
         "runs, random forest and RBF SVM dominate, the others ≈ 5–10% each).",
     )
     figure_set.add(
-        figures.figure_5_9(inputs.choices),
+        partial(figures.figure_5_9, inputs.choices),
         "fig5_9_classifier_choices_per_dataset",
         "Fig 5.9 (ours): per dataset (thesis: titanic always a decision tree, OpenML 917 always "
         "a linear SVM).",
@@ -306,24 +310,29 @@ def choices_section(inputs: Inputs, write: render.TableWriter, out_dir: Path) ->
     )
 
 
+@cache
+def _kernel_matrices() -> dict[str, np.ndarray]:
+    """The dummy space's kernel matrices, computed once and only when a kernel figure is drawn."""
+    return figures.kernel_matrices()
+
+
 def kernels_section(out_dir: Path) -> str:
-    matrices = figures.kernel_matrices()
     figure_set = render.FigureSet(out_dir)
     figure_set.add(
-        figures.figure_5_2(matrices),
+        lambda: figures.figure_5_2(_kernel_matrices()),
         "fig5_2_se_imputation",
         "Fig 5.2 (ours): squared-exponential covariance, ℓ = 0.5, on 100 points of the dummy "
         "space (3 classifiers, one parameter each, d = 4), sorted by classifier; left: inactive "
         "dimensions at their random values; right: imputed at 0.5.",
     )
     figure_set.add(
-        figures.figure_5_3(matrices),
+        lambda: figures.figure_5_3(_kernel_matrices()),
         "fig5_3_conditional",
         "Fig 5.3 (ours): the conditional kernel (`hpo.gp.kernels.Conditional`, squared-"
         "exponential base, ℓ = 0.5 [decide]) on the same sample: block diagonal.",
     )
     figure_set.add(
-        figures.figure_5_5(matrices),
+        lambda: figures.figure_5_5(_kernel_matrices()),
         "fig5_5_laplace",
         "Fig 5.5 (ours, right panel only): the Laplace kernel (`hpo.gp.kernels.Laplace`), "
         "ℓ = 0.75 [decide: the thesis's stated value], imputed points.",
