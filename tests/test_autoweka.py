@@ -55,6 +55,20 @@ BASE = ["run", "--dataset", "sklearn-iris", "--budget", "5"]
         ([*BASE, "--method", "random", "--memory-limit", "-1"], "limits.memory_mb must be > 0"),
         ([*BASE, "--method", "random", "--learners", "knn,m5p"], "unknown learner 'm5p'"),
         ([*BASE, "--method", "random", "--space", "regression"], "a regression space cannot"),
+        (
+            [
+                "run",
+                "--dataset",
+                "sklearn-diabetes",
+                "--budget",
+                "5",
+                "--method",
+                "random",
+                "--space",
+                "classification",
+            ],
+            "a classification space cannot run on dataset 'sklearn-diabetes'",
+        ),  # fmt: skip
         ([*BASE, "--method", "random", "--max-ensemble", "6"], "ensembles take 1 to 5"),
         ([*BASE, "--method", "irace", "--set", "alpha=2"], "alpha=2 out of range"),
         ([*BASE, "--method", "hyperband"], "unknown method 'hyperband'; valid choices: exdef"),
