@@ -90,3 +90,26 @@ def test_the_report_of_two_tiny_runs(tmp_path: Path) -> None:
     datasets = pd.read_csv(tmp_path / "report" / "tables" / "hierarchical_datasets.csv")
     assert len(datasets) == 36 and (datasets["status"].str.startswith("not run")).sum() >= 6
     assert json.loads(json.dumps(list(datasets.columns)))[0] == "seed's dataset"
+
+
+def _on_datasets(rows: pd.DataFrame, n: int) -> pd.DataFrame:
+    return pd.concat([rows.assign(dataset=f"set{i}") for i in range(n)], ignore_index=True)
+
+
+def test_variance_claims_read_the_right_direction() -> None:
+    """H4/H5 on six copies of the synthetic dataset: the optimised candidates vary *more* than
+    the defaults there (median std 0.05 against 0.005), the tied model varies less than the
+    untied one (0 against 0.1); swapping which model is tied flips H5, so a claim that compared
+    the columns the wrong way round, or always held, fails here."""
+    from analysis.claims import NOT_REPRODUCED, REPRODUCED, run_claim
+
+    by_id = {claim.id: claim for claim in claims.CLAIMS}
+    rows = _on_datasets(synthetic_rows(), claims.MIN_DATASETS)
+    assert run_claim(by_id["H4"], rows).status == NOT_REPRODUCED
+    assert run_claim(by_id["H5"], rows).status == REPRODUCED
+    swapped = rows.assign(ms_tied=rows["ms_tied"].map({True: False, False: True}))
+    assert run_claim(by_id["H5"], swapped).status == NOT_REPRODUCED
+    stds = pd.DataFrame({"a": [1.0] * 6, "b": [2.0] * 6})
+    assert claims.lower_std_on_most(stds, "a", "b", "", "").conditions[0][1] is True
+    assert claims.lower_std_on_most(stds, "b", "a", "", "").conditions[0][1] is False
+    assert claims.lower_std_on_most(stds.iloc[:5], "a", "b", "", "").conditions[0][1] is None

@@ -107,36 +107,40 @@ def _stds(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(records).set_index("dataset")
 
 
+def lower_std_on_most(
+    stds: pd.DataFrame, lower: str, higher: str, found: str, condition: str
+) -> Outcome:
+    """Whether column ``lower`` of ``stds`` (per dataset) is below column ``higher`` on most
+    datasets that have both; *not evaluated* under :data:`MIN_DATASETS` of them."""
+    both = stds.dropna(subset=[lower, higher])
+    below = both[lower] < both[higher]
+    enough = len(both) >= MIN_DATASETS
+    return Outcome(
+        f"{found} on {int(below.sum())} of {len(both)} datasets with both",
+        [(condition, bool(below.mean() > 0.5) if enough else None)],
+    )
+
+
 def optimised_vary_less(rows: pd.DataFrame) -> Outcome:
     """Fig 5.2: 'the optimised candidates have lower variance than the defaults'."""
-    stds = _stds(rows).dropna(subset=["defaults", "optimized"])
-    lower = stds["optimized"] < stds["defaults"]
-    enough = len(stds) >= MIN_DATASETS
-    return Outcome(
-        f"lower on {int(lower.sum())} of {len(stds)} datasets (median std of the scores)",
-        [
-            (
-                "optimised std below the defaults' on most datasets",
-                bool(lower.mean() > 0.5) if enough else None,
-            )
-        ],
+    return lower_std_on_most(
+        _stds(rows),
+        "optimized",
+        "defaults",
+        "optimised below the defaults (median std of the scores)",
+        "optimised std below the defaults' on most datasets",
     )
 
 
 def tied_vary_least(rows: pd.DataFrame) -> Outcome:
     """Fig 5.2: 'the models indistinguishable from the best have the smallest variance'
     (stability is a ranking criterion)."""
-    stds = _stds(rows).dropna(subset=["tied", "not tied"])
-    lower = stds["tied"] < stds["not tied"]
-    enough = len(stds) >= MIN_DATASETS
-    return Outcome(
-        f"tied below the others on {int(lower.sum())} of {len(stds)} datasets with both",
-        [
-            (
-                "tied models' std below the others' on most datasets",
-                bool(lower.mean() > 0.5) if enough else None,
-            )
-        ],
+    return lower_std_on_most(
+        _stds(rows),
+        "tied",
+        "not tied",
+        "tied below the others",
+        "tied models' std below the others' on most datasets",
     )
 
 
