@@ -9,12 +9,13 @@ another thesis dataset and repetition, with its own run ids), written as one con
 117 datasets x 20 repetitions = 1.42 M outcome rows, about a quarter of the paper profile's.
 
     python benchmarks/analysis_chapter3.py [--source results/chapter3/smoke]
-        [--datasets 117] [--repetitions 20] [--keep DIR]
+        [--datasets 117] [--repetitions 20] [--repeats 3] [--keep DIR]
 
 Prints rows, seconds and peak MB beside the targets (5 s, 1 GB), with the figures written as PNG
 and PDF (the default), as PNG only (``--no-pdf``) and not drawn (``--no-figures``: tables, claims
-and the plotted data, the lean report), and a projection to the paper
-profile (118 datasets x 20 repetitions x budget 100, Table 3.1's 14 methods + the pm part).
+and the plotted data, the lean report), each the median of ``--repeats`` reports, and a projection
+to the paper profile (118 datasets x 20 repetitions x budget 100, Table 3.1's 14 methods + the pm
+part) along the line through a half-size set and the full one.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from hpo.datasets import dataset_names
@@ -99,11 +101,45 @@ def time_report(folder: Path, *options: str) -> tuple[float, float, float]:
     return seconds, cpu, int(finished.stderr.strip().splitlines()[-1]) / 1024.0
 
 
+MODES = {
+    "png and pdf (default)": (),
+    "png only (--no-pdf)": ("--no-pdf",),
+    "none (--no-figures)": ("--no-figures",),
+}
+
+
+def measure(table: pd.DataFrame, folder: Path, repeats: int) -> dict[str, tuple[float, ...]]:
+    """Per figure mode, the median (wall s, CPU s, peak MB) of ``repeats`` reports on ``table``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    table.to_parquet(folder / "outcomes.parquet", index=False)
+    return {
+        mode: tuple(
+            float(np.median(values))
+            for values in zip(*(time_report(folder, *options) for _ in range(repeats)), strict=True)
+        )
+        for mode, options in MODES.items()
+    }
+
+
+def paper_outcome_rows(table: pd.DataFrame, copies: int) -> float:
+    """The paper profile's outcome rows: 118 datasets x 20 repetitions of the main part and 10
+    of the pm part; a run's outcome rows scale with its budget (one row per method read from it
+    per iteration), 100 in the paper profile."""
+    budget = int(table["budget"].max())
+    per_copy = table.groupby("part").size() / copies
+    return (
+        118
+        * (100 / budget)
+        * sum(per_copy.get(part, 0.0) * reps for part, reps in (("main", 20), ("pm", 10)))
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", type=Path, default=REPO / "results" / "chapter3" / "smoke")
     parser.add_argument("--datasets", type=int, default=117)
     parser.add_argument("--repetitions", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=3, help="reports timed per mode (median)")
     parser.add_argument("--keep", type=Path, help="write the result set here (kept)")
     args = parser.parse_args()
     if not (args.source / "consolidated" / "outcomes.parquet").is_file():
@@ -111,48 +147,48 @@ def main() -> None:
             f"error: no consolidated smoke sweep at {args.source}; run "
             "`make reproduce-chapter3 PROFILE=smoke` first (or give --source)"
         )
+    if args.repeats < 1 or args.datasets < 2 or args.repetitions < 1:
+        sys.exit("error: --repeats and --repetitions must be >= 1 and --datasets >= 2")
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or Path(scratch)
-        folder.mkdir(parents=True, exist_ok=True)
         table = replicate(args.source, args.datasets, args.repetitions)
-        table.to_parquet(folder / "outcomes.parquet", index=False)
-        timings = {
-            "png and pdf (default)": time_report(folder),
-            "png only (--no-pdf)": time_report(folder, "--no-pdf"),
-            "none (--no-figures)": time_report(folder, "--no-figures"),
-        }
-    per_run_rows = len(table) / table["run_id"].nunique()
-    budget = int(table["budget"].max())
-    # The paper profile: 118 datasets x 20 repetitions of the main part and 10 of the pm part; a
-    # run's outcome rows scale with its budget (one row per method read from it per iteration).
-    copies = args.datasets * args.repetitions
-    per_copy = table.groupby("part").size() / copies
-    paper_rows = (
-        118
-        * (100 / budget)
-        * sum(per_copy.get(part, 0.0) * reps for part, reps in (("main", 20), ("pm", 10)))
-    )
+        half = replicate(args.source, args.datasets // 2, args.repetitions)
+        full_timings = measure(table, folder, args.repeats)
+        half_timings = measure(half, Path(scratch) / "half", args.repeats)
+    paper_rows = paper_outcome_rows(table, args.datasets * args.repetitions)
+
+    def projected(mode: str, column: int) -> float:
+        # Two-point line through the half and the full set: the fixed cost (imports, drawing)
+        # is the intercept, the per-row cost the slope.
+        slope = (full_timings[mode][column] - half_timings[mode][column]) / (len(table) - len(half))
+        return full_timings[mode][column] + slope * (paper_rows - len(table))
+
     print(
         pd.DataFrame(
             {
-                "figures": list(timings),
+                "figures": list(MODES),
                 "outcome rows": f"{len(table):,}",
-                "seconds": [f"{seconds:.1f}" for seconds, _, _ in timings.values()],
-                "cpu s": [f"{cpu:.1f}" for _, cpu, _ in timings.values()],
+                "seconds": [f"{full_timings[m][0]:.1f}" for m in MODES],
+                "cpu s": [f"{full_timings[m][1]:.1f}" for m in MODES],
                 "target s": TARGET_SECONDS,
-                "peak MB": [f"{peak:.0f}" for _, _, peak in timings.values()],
+                "peak MB": [f"{full_timings[m][2]:.0f}" for m in MODES],
                 "target MB": TARGET_MB,
+                f"half set ({len(half):,}) s / MB": [
+                    f"{half_timings[m][0]:.1f} / {half_timings[m][2]:.0f}" for m in MODES
+                ],
+                "paper projection s / MB": [
+                    f"{projected(m, 0):.0f} / {projected(m, 2):.0f}" for m in MODES
+                ],
             }
         ).to_string(index=False)
     )
-    seconds, _, peak_mb = timings["png and pdf (default)"]
-    scale = paper_rows / len(table)
     print(
-        f"\nper run: {per_run_rows:.0f} outcome rows at budget {budget}. The paper profile "
-        f"(118 datasets x 20 repetitions, budget 100; the pm part 10 repetitions) has about "
-        f"{paper_rows / 1e6:.1f} M outcome rows, {scale:.1f}x these; if time and memory grow "
-        f"linearly with rows: {seconds * scale:.0f} s and {peak_mb * scale:.0f} MB. The report "
-        "reads no trace rows."
+        f"\nMedians of {args.repeats} reports per mode, each in a fresh one-core process. "
+        f"Per run: {len(table) / table['run_id'].nunique():.0f} outcome rows at budget "
+        f"{int(table['budget'].max())}. The paper profile (118 datasets x 20 repetitions, budget "
+        f"100; the pm part 10 repetitions) has about {paper_rows / 1e6:.1f} M outcome rows, "
+        f"{paper_rows / len(table):.1f}x these; its projection is the line through the half and "
+        "the full set (fixed cost + cost per row). The report reads no trace rows."
     )
 
 
