@@ -11,7 +11,7 @@ import numpy as np
 from omegaconf import OmegaConf
 
 from experiments.runner import POST_HOC_DEFAULTS, RunSpec
-from experiments.spaces import plain_space
+from experiments.spaces import plain_space, unread_parameters
 from hpo.datasets import DatasetError, dataset_task, resolve_name, unknown_choice_message
 from hpo.ensembles import TIE_RULES
 from hpo.isolation import EvaluationLimits
@@ -157,6 +157,12 @@ def _space(declaration: Mapping[str, Any]) -> dict[str, Any]:
                 f"space {space.name!r} names "
                 + unknown_choice_message("learner", learner, learner_names())
             )
+    for parameter, learner, read in unread_parameters(declaration)[:1]:
+        raise UsageError(
+            f"space {space.name!r}: parameter {parameter!r} is never read by learner "
+            f"{learner!r} (a misspelt name, or a condition that gives it to the wrong learner); "
+            f"{learner!r} reads: {', '.join(sorted(read)) or 'nothing'}"
+        )
     return dict(declaration)
 
 

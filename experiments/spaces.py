@@ -74,3 +74,74 @@ def load_cash_library() -> ComponentLibrary:
     """The Auto-WEKA components declared in ``conf/autoweka/components.yaml`` (seed 004,
     Tables 3.1-3.2; format in the file's header)."""
     return ComponentLibrary(yaml.safe_load((AUTOWEKA_DIR / "components.yaml").read_text()))
+
+
+def unread_parameters(declaration: Mapping[str, Any]) -> list[tuple[str, str, set[str]]]:
+    """The space's parameters that a learner they belong to never reads, as (parameter, learner,
+    what that learner read): a misspelt name, or a condition that hands a parameter to a learner
+    that ignores it, would otherwise be searched over with no effect on any model.
+
+    A parameter belongs to a learner when it carries its prefix (``<learner>__<name>``), when its
+    chain of conditions reaches the learner choice with that learner among the values, or, in a
+    space with one learner, always; unprefixed parameters shared by every learner of a choice
+    space, virtual parameters (seed 003) and the choice itself are not checked. Each parameter is
+    tried in a configuration where it is active (its ancestors set to values that activate it,
+    the others at the middle of their range). A configuration the factory refuses to build is not
+    judged.
+    """
+    from hpo.learners import parameters_read
+    from hpo.learners.registry import PREFIX_SEPARATOR
+
+    prior_space = prior_space_from_config(declaration)
+    space = prior_space.space
+    skipped = set(prior_space.virtual) | {space.learner_parameter}
+    by_name = {p.name: p for p in space.parameters}
+    middle = {p.name: p.from_unit(0.5) for p in space.parameters}
+    found = []
+    for parameter in space.parameters:
+        if parameter.name in skipped:
+            continue
+        for learner, chain in _owners(space, parameter, by_name):
+            config = {**middle, **chain}
+            active = {
+                name: value
+                for name, value in config.items()
+                if name not in prior_space.virtual and space.is_active(by_name[name], config)
+            }
+            own_name = parameter.name.partition(PREFIX_SEPARATOR)[2] or parameter.name
+            try:
+                read = parameters_read(learner, active)
+            except Exception:  # noqa: BLE001  (a configuration the factory refuses: not judged)
+                continue
+            if own_name not in read:
+                found.append((parameter.name, learner, read))
+    return found
+
+
+def _owners(space: Space, parameter: Any, by_name: Mapping[str, Any]) -> list[tuple[str, dict]]:
+    """The learners ``parameter`` belongs to, each with the ancestor values that activate it."""
+    from hpo.learners.registry import PREFIX_SEPARATOR
+
+    owner, separator, _ = parameter.name.partition(PREFIX_SEPARATOR)
+    chain: dict[str, Any] = {}
+    reached: tuple[str, ...] = ()
+    condition = parameter.condition
+    while condition is not None:
+        if condition.parent == space.learner_parameter:
+            reached = condition.values
+            break
+        chain[condition.parent] = condition.values[0]
+        condition = by_name[condition.parent].condition
+    if space.learner_parameter is None:
+        learners: tuple[str, ...] = (space.learner,)
+    elif separator and owner in space.learners:
+        learners = (owner,) if not reached or owner in reached else ()
+    else:
+        learners = reached
+    return [
+        (
+            learner,
+            {**chain, **({space.learner_parameter: learner} if space.learner_parameter else {})},
+        )
+        for learner in learners
+    ]

@@ -32,6 +32,14 @@ WEIGHTS = "optimizer.performance_index.weights"
         ),
         ("pds", [FILE], "a hyperparameter the space's learners lack"),
         ("hrs", [f"++space.parameters.knn__flag={VIRTUAL}"], "would reach that learner"),
+        (
+            "hrs",
+            [
+                "++space.parameters.knn__n_neighbours={type:integer,low:1,high:30,"
+                "condition:{classifier:[knn]}}"
+            ],
+            "parameter 'knn__n_neighbours' is never read by learner 'knn'",
+        ),  # fmt: skip
         ("hrs", ["optimizer.model_selection.alpha=1"], "alpha=1 must be in (0, 1)"),
         ("hrs", ["time_budget=0"], "time_budget must be a number of seconds > 0"),
         ("hrs", [f"{WEIGHTS}.mcc=-1"], "must be a finite number >= 0"),

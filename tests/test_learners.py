@@ -445,3 +445,31 @@ def test_a_final_retraining_that_hits_the_limit_is_kept_by_default_and_recorded(
 def test_an_unknown_retraining_rule_is_one_line_naming_the_choices() -> None:
     with pytest.raises(ValueError, match="unknown retrain_on_limit 'drop'; valid: error_one, keep"):
         FitGuard(retrain_on_limit="drop")
+
+
+# --- space parameters that no learner reads (a misspelt name must not be searched in vain) ----
+
+
+def test_every_shipped_space_hands_each_parameter_to_a_learner_that_reads_it() -> None:
+    from experiments.spaces import space_choices, space_config, unread_parameters
+
+    for name in space_choices():
+        assert unread_parameters(space_config(name)) == [], name
+
+
+def test_a_misspelt_or_misplaced_parameter_is_found() -> None:
+    from experiments.spaces import space_config, unread_parameters
+    from hpo.learners import parameters_read
+
+    assert parameters_read("svm_rbf", {"C": 1.0, "gamma": 0.1, "other": 3}) == {"C", "gamma"}
+    single = space_config("svm_rbf")
+    single["parameters"]["gama"] = single["parameters"].pop("gamma")  # a misspelt name
+    assert [(p, learner) for p, learner, _ in unread_parameters(single)] == [("gama", "svm_rbf")]
+    choice = space_config("seed003")  # a k-NN parameter handed to the decision tree
+    choice["parameters"]["n_neighbors"] = {
+        "type": "integer", "low": 1, "high": 50, "condition": {"classifier": ["decision_tree"]},
+    }  # fmt: skip
+    found = [(p, learner) for p, learner, _ in unread_parameters(choice)]
+    assert found == [("n_neighbors", "decision_tree")]
+    choice["parameters"]["n_neighbors"]["condition"] = {"classifier": ["knn"]}
+    assert unread_parameters(choice) == []  # where it belongs, it is read

@@ -38,6 +38,7 @@ from hpo.learners.registry import (
     learner_resources,
     learner_task,
     make_estimator,
+    parameters_read,
     register_learner,
 )
 from hpo.learners.svm_rbf import SquaredDistanceCache, rbf_svc_predict, squared_distances
@@ -59,6 +60,7 @@ __all__ = [
     "learner_resources",
     "learner_task",
     "make_estimator",
+    "parameters_read",
     "rbf_svc_predict",
     "register_learner",
     "squared_distances",

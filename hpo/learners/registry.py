@@ -10,7 +10,8 @@ removed, plus the unprefixed ones (which factories pick by name, ignoring the re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Protocol
 
 from hpo.learners.guard import FitGuard
@@ -120,6 +121,43 @@ def make_estimator(
     """The unfitted estimator for ``learner`` at ``config``, to be fitted on ``n_train`` rows
     (which sets libsvm's and liblinear's iteration limits) with ``random_state=seed``."""
     return factory_of(learner)(learner_parameters(learner, config), guard, seed, n_train)
+
+
+class _ReadRecorder(Mapping[str, Value]):
+    """A configuration that records which keys a factory reads (a lookup, ``in`` or ``get``);
+    iterating over it counts as reading every key, so a factory that copies the whole mapping is
+    never said to ignore a parameter."""
+
+    def __init__(self, values: Mapping[str, Value]) -> None:
+        self._values = dict(values)
+        self.read: set[str] = set()
+
+    def __getitem__(self, key: str) -> Value:
+        self.read.add(key)
+        return self._values[key]
+
+    def __contains__(self, key: object) -> bool:
+        self.read.add(str(key))
+        return key in self._values
+
+    def __iter__(self) -> Iterator[str]:
+        self.read.update(self._values)
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+def parameters_read(learner: str, config: Mapping[str, Value], n_train: int = 100) -> set[str]:
+    """The parameter names (prefix removed: :func:`learner_parameters`) that ``learner``'s
+    factory asks ``config`` for when it builds the estimator, present or not: a space parameter
+    outside this set never reaches the model (a misspelt name). A factory that stops at a missing
+    parameter (``KeyError``) has asked for what it asked up to there; any other error of the
+    factory is raised."""
+    recorder = _ReadRecorder(learner_parameters(learner, config))
+    with contextlib.suppress(KeyError):
+        factory_of(learner)(recorder, FitGuard(), 0, n_train)
+    return set(recorder.read)
 
 
 def given(config: Mapping[str, Value], names: tuple[str, ...]) -> dict[str, Value]:
