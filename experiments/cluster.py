@@ -30,10 +30,11 @@ Two kinds of run are costed otherwise (the ``surrogates`` experiment, seed 002):
 core-hours into the GPU-hours the cost line projects.
 
 A run with a **time budget** (``time_budget``, seed 003's paper profile: 8 hours of optimisation
-per run) costs that budget plus ``SELECTION_STAGE_ALLOWANCE`` of it for the model-selection
-stage that follows (an assumption, stated on the cost line: the stage's cross-validation fits on
-H do not grow with the optimisation time, and took 35-63 % of the smoke runs' seconds at 20
-evaluations, docs/seed003.md).
+per run) costs that budget plus, when a model-selection stage follows (not in the ``priors``
+part: Algorithm 4's evaluations), ``SELECTION_STAGE_ALLOWANCE`` of it for that stage (an
+assumption, stated on the cost line: the stage's cross-validation fits on H do not grow with the
+optimisation time, and took 35-63 % of the smoke runs' seconds at 20 evaluations,
+docs/seed003.md).
 """
 
 from __future__ import annotations
@@ -165,6 +166,14 @@ def network_seconds(runs: pd.DataFrame, epoch_costs: pd.Series) -> np.ndarray:
     return seconds * runs["epochs"].to_numpy()
 
 
+def _has_selection_stage(runs: pd.DataFrame) -> np.ndarray:
+    """Per run, whether it ends with seed 003's model-selection stage (tables without the column:
+    every run, as before it existed)."""
+    if "selection_stage" not in runs:
+        return np.ones(len(runs), dtype=bool)
+    return runs["selection_stage"].to_numpy(dtype=bool)
+
+
 def run_seconds(
     runs: pd.DataFrame, costs: pd.Series, epoch_costs: pd.Series | None = None
 ) -> np.ndarray:
@@ -176,7 +185,8 @@ def run_seconds(
     seconds = np.zeros(len(runs))
     by_table = ~network & ~timed
     seconds[by_table] = table_seconds(runs[by_table], costs)
-    seconds[timed] = runs["budget_seconds"].to_numpy()[timed] * (1 + SELECTION_STAGE_ALLOWANCE)
+    allowance = SELECTION_STAGE_ALLOWANCE * _has_selection_stage(runs)
+    seconds[timed] = (runs["budget_seconds"].to_numpy() * (1 + allowance))[timed]
     if network.any():
         epoch_costs = pd.Series(dtype=float) if epoch_costs is None else epoch_costs
         seconds[network] = network_seconds(runs[network], epoch_costs)
@@ -238,6 +248,7 @@ def run_cost_units(spec: Any) -> dict[str, Any]:
             "evaluations": 0.0,
             "cost_family": TIME_BUDGET_FAMILY,
             "budget_seconds": float(spec.time_budget),
+            "selection_stage": getattr(spec, "model_selection", None) is not None,
         }
     multi = spec.optimizer in MULTI_FIDELITY
     plan = fidelity(spec.optimizer, spec.optimizer_settings) if multi else None
@@ -256,7 +267,7 @@ def run_cost_units(spec: Any) -> dict[str, Any]:
         units = {"epochs": 0.0, "evaluations": float(spec.budget), "cost_family": spec.optimizer}
     else:
         units = {"epochs": 0.0, "evaluations": plan_full_fits(plan), "cost_family": FULL_FIT_FAMILY}
-    return {**units, "budget_seconds": 0.0}
+    return {**units, "budget_seconds": 0.0, "selection_stage": False}
 
 
 def memory_gb(train_rows: int, distance_cache_mb: float, libsvm_cache_mb: float) -> float:
@@ -424,14 +435,22 @@ def time_budget_lines(table: pd.DataFrame) -> list[str]:
     timed = table[table["budget_seconds"] > 0]
     if timed.empty:
         return []
-    hours = sorted(set(timed["budget_seconds"] / 3600))
-    budgets = ", ".join(f"{h:g} h" for h in hours)
-    return [
-        f"{len(timed)} runs with a time budget ({budgets} of optimisation each) are costed at "
-        f"that budget + {SELECTION_STAGE_ALLOWANCE:.0%} for the model-selection stage "
-        "[assumption: its CV fits on H do not grow with the optimisation time and took 35-63 % "
-        "of the smoke runs' seconds at 20 evaluations; re-measure with the medium profile]"
-    ]
+    staged = _has_selection_stage(timed)
+    lines = []
+    for with_stage, group in ((True, timed[staged]), (False, timed[~staged])):
+        if group.empty:
+            continue
+        budgets = ", ".join(f"{h:g} h" for h in sorted(set(group["budget_seconds"] / 3600)))
+        head = f"{len(group)} runs with a time budget ({budgets} of optimisation each)"
+        lines.append(
+            f"{head} are costed at that budget + {SELECTION_STAGE_ALLOWANCE:.0%} for the "
+            "model-selection stage [assumption: its CV fits on H do not grow with the "
+            "optimisation time and took 35-63 % of the smoke runs' seconds at 20 evaluations; "
+            "re-measure with the medium profile]"
+            if with_stage
+            else f"{head} have no model-selection stage and are costed at that budget"
+        )
+    return lines
 
 
 def print_cost(

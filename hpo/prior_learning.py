@@ -17,6 +17,7 @@ means +- 4 standard deviations; the closest means are tried first; T_D = 0.05, t
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -162,3 +163,65 @@ class GeneralPriorLearner:
 
     def prior(self) -> GaussianMixture:
         return self.mixture.to_prior(self.low, self.high)
+
+
+@dataclass(frozen=True)
+class LearnedPrior:
+    """The general prior learned for one signature: the mixture, and how many values were seen
+    and accepted (the Monte-Carlo test)."""
+
+    prior: GaussianMixture
+    seen: int
+    accepted: int
+
+
+def learn_general_priors(
+    values: Sequence[float],
+    scores: Sequence[float],
+    signatures: Sequence[tuple[str, ...]],
+    low: float,
+    high: float,
+    seed: int = 0,
+) -> dict[tuple[str, ...], LearnedPrior]:
+    """Algorithm 4 (LEARN_GENERAL_PRIOR) for one numeric hyperparameter: the observations
+    ``(value, score, signature)`` are taken in the order given (dataset after dataset, as the
+    seed's loop over training datasets), each offered to its signature's
+    :class:`GeneralPriorLearner` on ``[low, high]``; one seeded stream decides the acceptances.
+    A signature whose values were all rejected has no prior (it is left out)."""
+    if not len(values) == len(scores) == len(signatures):
+        raise ValueError(
+            f"values, scores and signatures differ in length: "
+            f"{len(values)}, {len(scores)}, {len(signatures)}"
+        )
+    rng = np.random.default_rng(seed)
+    learners: dict[tuple[str, ...], GeneralPriorLearner] = {}
+    seen: dict[tuple[str, ...], int] = {}
+    accepted: dict[tuple[str, ...], int] = {}
+    for value, score, signature in zip(values, scores, signatures, strict=True):
+        learner = learners.setdefault(signature, GeneralPriorLearner(low, high))
+        seen[signature] = seen.get(signature, 0) + 1
+        accepted[signature] = accepted.get(signature, 0) + learner.observe(value, score, rng)
+    return {
+        signature: LearnedPrior(learner.prior(), seen[signature], accepted[signature])
+        for signature, learner in sorted(learners.items())
+        if accepted[signature]
+    }
+
+
+def general_prior_file(
+    space: str,
+    parameter: str,
+    signature_names: Sequence[str],
+    learned: Mapping[tuple[str, ...], LearnedPrior],
+    fallback: Sequence[Mapping[str, object]] = (),
+) -> dict[str, object]:
+    """The prior file (:func:`hpo.priors.with_priors`) that gives ``parameter`` its learned
+    mixture in each signature (``when:`` the signature's values), then the ``fallback`` entries
+    (e.g. the space's own priors) for the contexts nothing was learned in: the first match
+    wins."""
+    entries: list[Mapping[str, object]] = [
+        {"when": {name: [value] for name, value in zip(signature_names, signature, strict=True)}}
+        | learned[signature].prior.to_config()
+        for signature in sorted(learned)
+    ]
+    return {"space": space, "priors": {parameter: [*entries, *fallback]}}

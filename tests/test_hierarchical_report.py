@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from analysis import layout
 from analysis.hierarchical import claims, data, seed
@@ -17,6 +18,8 @@ from analysis.report import write_report
 from experiments.compose import compose_run
 from experiments.results import config_hash
 from experiments.single import run_and_save
+from experiments.spaces import load_prior_space, space_config
+from hpo.priors import with_priors
 
 
 def _row(dataset: str, learner: str, kind: str, scores: list[float], **extra) -> dict:
@@ -79,10 +82,29 @@ def test_the_report_of_two_tiny_runs(tmp_path: Path) -> None:
             spec.dataset, spec.run_method, spec.protocol_name, 0, 0, config_hash(spec)
         )
         run_and_save(spec, runs / name)
+    for dataset in ("sklearn-iris", "sklearn-wine"):  # the priors part (Algorithm 4, Fig 5.3)
+        spec = compose_run(
+            ["optimizer=hrs", f"dataset={dataset}", "budget=12", "protocol.n_folds=3",
+             "experiment=hierarchical", "optimizer.model_selection=null",
+             "++space.parameters.classifier.prior={dist:categorical,weights:{svm:1.0}}"]
+        )  # fmt: skip
+        name = layout.run_filename(
+            spec.dataset, spec.run_method, spec.protocol_name, 0, 0, config_hash(spec)
+        )
+        run_and_save(spec, tmp_path / layout.RUNS / "priors" / name)
     report = write_report(tmp_path, tmp_path / "report", chapter="hierarchical")
     text = report.read_text()
     assert "seed (Table 5.1)" in text and "ours, HRS" in text and "ours, HC" in text
-    assert "Fig 5.3" in text and "Not available" in text and "## The seed's claims" in text
+    assert "Fig 5.3" in text and "## The seed's claims" in text and "| H6 " in text
+    assert (tmp_path / "report" / "figures" / "fig5_3_learned_gamma_priors.png").is_file()
+    learned = yaml.safe_load((tmp_path / "report" / "tables" / "learned_priors.yaml").read_text())
+    entries = learned["priors"]["svm__gamma"]
+    assert learned["space"] == "seed003" and entries[0]["when"]["svm__kernel"][0] in (
+        "poly", "rbf", "sigmoid",
+    )  # fmt: skip
+    own = space_config("seed003")["parameters"]["svm__gamma"]["prior"]
+    assert entries[-len(own) :] == own  # the space's own priors follow, as the fallback
+    with_priors(load_prior_space("seed003"), learned)  # a prior file pds can load
     table = pd.read_csv(tmp_path / "report" / "tables" / "hierarchical_table_5_1.csv")
     assert set(table["method"]) == {"HRS", "HC"} and table["default best"].notna().all()
     figures = sorted((tmp_path / "report" / "figures").glob("hierarchical_boxes_*.png"))
