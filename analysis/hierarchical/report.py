@@ -219,7 +219,7 @@ def prior_section(context: ReportContext) -> tuple[str, pd.DataFrame]:
         "shrinking), over the values the `priors` runs evaluated (grey)",
     )
     datasets = ", ".join(sorted(set(learned.observations["dataset"])))
-    table = priors.summary(learned)
+    table = priors.summary(learned).set_index(["kernel", "shrinking"])
     return (
         head + f"Learned from {len(learned.observations)} evaluations of the SVM's subtree on "
         f"{datasets} (in this order; a value accepted with probability equal to its index, "
