@@ -32,7 +32,7 @@ PART = "priors"
 PARAMETER = "svm__gamma"
 SIGNATURE = ("svm__kernel", "svm__shrinking")
 LEARNING_SEED = 0  # the stream of Monte-Carlo acceptances [decision]
-MIN_ACCEPTED = 5  # a signature with fewer accepted values does not enter the claim [decision]
+MIN_ACCEPTED = 10  # a signature with fewer accepted values does not enter the claim [decision]
 GRID = np.linspace(0.0, 1.0, 401)
 COLUMNS = ["dataset", "iteration", "valid_loss", *(f"param_{n}" for n in (PARAMETER, *SIGNATURE))]
 
