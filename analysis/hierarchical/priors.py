@@ -168,7 +168,7 @@ def kernel_matters_more(priors: LearnedPriors) -> Outcome:
     if table.empty:
         raise MissingInput(
             f"no two signatures with {MIN_ACCEPTED}+ accepted values of {PARAMETER} that differ "
-            "in one of kernel, shrinking (run the `priors` part)"
+            "only in kernel or only in shrinking (the `priors` part's runs give too few)"
         )
     by = table.groupby("differs in")["L1 distance"].mean()
     shrinking, kernel = by.get("shrinking", np.nan), by.get("kernel", np.nan)
