@@ -18,7 +18,7 @@ from analysis.report import write_report
 from experiments.compose import compose_run
 from experiments.results import config_hash
 from experiments.single import run_and_save
-from experiments.spaces import load_prior_space, space_config
+from experiments.spaces import load_prior_space
 from hpo.priors import with_priors
 
 
@@ -86,7 +86,8 @@ def test_the_report_of_two_tiny_runs(tmp_path: Path) -> None:
         spec = compose_run(
             ["optimizer=hrs", f"dataset={dataset}", "budget=12", "protocol.n_folds=3",
              "experiment=hierarchical", "optimizer.model_selection=null",
-             "++space.parameters.classifier.prior={dist:categorical,weights:{svm:1.0}}"]
+             "++space.parameters.classifier.prior={dist:categorical,weights:{svm:1.0}}",
+             "++space.parameters.svm__gamma.prior=[{dist:uniform}]"]
         )  # fmt: skip
         name = layout.run_filename(
             spec.dataset, spec.run_method, spec.protocol_name, 0, 0, config_hash(spec)
@@ -102,8 +103,7 @@ def test_the_report_of_two_tiny_runs(tmp_path: Path) -> None:
     assert learned["space"] == "seed003" and entries[0]["when"]["svm__kernel"][0] in (
         "poly", "rbf", "sigmoid",
     )  # fmt: skip
-    own = space_config("seed003")["parameters"]["svm__gamma"]["prior"]
-    assert entries[-len(own) :] == own  # the space's own priors follow, as the fallback
+    assert entries[-1] == {"dist": "uniform"}  # the runs' own sampling prior, as the fallback
     with_priors(load_prior_space("seed003"), learned)  # a prior file pds can load
     table = pd.read_csv(tmp_path / "report" / "tables" / "hierarchical_table_5_1.csv")
     assert set(table["method"]) == {"HRS", "HC"} and table["default best"].notna().all()

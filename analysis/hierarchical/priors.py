@@ -110,7 +110,8 @@ def learn(source: Path, space: dict) -> LearnedPriors:
 
 def learned_prior_file(priors: LearnedPriors, space: dict) -> dict:
     """The learned priors as a prior file for ``space``: each learned signature's mixture, then
-    the space's own entries for ``svm__gamma`` (the signatures nothing was learned in)."""
+    the runs' own prior entries for ``svm__gamma`` (their sampling prior: uniform in the
+    experiment's ``priors`` part), for the signatures nothing was learned in."""
     own = space["parameters"][PARAMETER].get("prior", [])
     own = [own] if isinstance(own, dict) else list(own)
     return general_prior_file(space["name"], PARAMETER, SIGNATURE, priors.learned, own)

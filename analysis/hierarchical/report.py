@@ -225,7 +225,7 @@ def prior_section(context: ReportContext) -> tuple[str, pd.DataFrame]:
         f"{datasets} (in this order; a value accepted with probability equal to its index, "
         "then COMBINE and SIMPLIFY, `hpo.prior_learning`). The prior file "
         "[tables/learned_priors.yaml](tables/learned_priors.yaml) gives `pds` these priors "
-        "(`optimizer.settings.priors`), the space's own elsewhere.\n\n"
+        "(`optimizer.settings.priors`), the runs' sampling prior elsewhere.\n\n"
         + context.write(
             table.map(lambda v: format_number(v, 3) if isinstance(v, float) else v),
             "learned_gamma_priors",
