@@ -84,12 +84,13 @@ def test_the_learner_accepts_by_score_and_writes_a_prior() -> None:
 # --- Algorithm 4 over datasets: the loop, the prior file, the claim on Fig 5.3 -----------------
 
 
-def _observations(rng: np.random.Generator) -> tuple[list, list, list]:
-    """poly values spread over (0, 1), sigmoid values near 0.05, both shrinking values alike."""
+def _observations(rng: np.random.Generator, sigmoid_at: float = 0.0) -> tuple[list, list, list]:
+    """poly values spread over (0, 1), sigmoid values near ``sigmoid_at`` + 0.06, both shrinking
+    values alike."""
     values, scores, signatures = [], [], []
     for kernel, draw in (
         ("poly", lambda: rng.uniform(0, 1)),
-        ("sigmoid", lambda: rng.gamma(2, 0.03)),
+        ("sigmoid", lambda: sigmoid_at + rng.gamma(2, 0.03)),
     ):
         for shrinking in ("True", "False"):
             for _ in range(60):
@@ -150,3 +151,10 @@ def test_the_fig_5_3_claim_reads_kernel_against_shrinking() -> None:
         NOT_REPRODUCED
     )
     assert run_claim(claim, priors.NOTHING_LEARNED).status == NOT_EVALUATED
+    # the kernel still matters, but sigmoid's gamma sits near 0.8, not near 0: only the second
+    # condition fails, and the reason names it
+    values, scores, signatures = _observations(np.random.default_rng(0), sigmoid_at=0.75)
+    high = learn_general_priors(values, scores, signatures, 1e-5, 1.0, seed=0)
+    record = run_claim(claim, priors.LearnedPriors(high, empty, 1e-5, 1.0))
+    assert record.status == NOT_REPRODUCED and "concentrated near 0" in record.reason
+    assert "moves the density less" not in record.reason

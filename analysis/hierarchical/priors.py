@@ -33,6 +33,7 @@ PARAMETER = "svm__gamma"
 SIGNATURE = ("svm__kernel", "svm__shrinking")
 LEARNING_SEED = 0  # the stream of Monte-Carlo acceptances [decision]
 MIN_ACCEPTED = 10  # a signature with fewer accepted values does not enter the claim [decision]
+NEAR_ZERO = 0.25  # H6: "concentrated near 0" = a learned mean below half a uniform's [decision]
 GRID = np.linspace(0.0, 1.0, 401)
 COLUMNS = ["dataset", "iteration", "valid_loss", *(f"param_{n}" for n in (PARAMETER, *SIGNATURE))]
 
@@ -174,13 +175,28 @@ def kernel_matters_more(priors: LearnedPriors) -> Outcome:
     by = table.groupby("differs in")["L1 distance"].mean()
     shrinking, kernel = by.get("shrinking", np.nan), by.get("kernel", np.nan)
     decided = bool(np.isfinite(shrinking) and np.isfinite(kernel))
+    means = _kernel_means(priors)
+    sigmoid, poly = means.get("sigmoid", np.nan), means.get("poly", np.nan)
+    located = bool(np.isfinite(sigmoid) and np.isfinite(poly))
     return Outcome(
         f"mean L1 distance between learned densities: shrinking changed {shrinking:.2f}, kernel "
-        f"changed {kernel:.2f}",
+        f"changed {kernel:.2f}; mean gamma of the learned priors: sigmoid {sigmoid:.2f}, poly "
+        f"{poly:.2f}",
         [("a change of shrinking moves the density less than a change of kernel",
-          bool(shrinking < kernel) if decided else None)],
+          bool(shrinking < kernel) if decided else None),
+         (f"the sigmoid kernel's gamma is concentrated near 0: the mean of its learned density "
+          f"(over both shrinking values) below {NEAR_ZERO} (a uniform's is 0.5), and below "
+          "poly's", bool(sigmoid < NEAR_ZERO and sigmoid < poly) if located else None)],
         statistic=float(kernel - shrinking) if decided else np.nan,
     )  # fmt: skip
+
+
+def _kernel_means(priors: LearnedPriors) -> pd.Series:
+    """Per kernel, the mean of its well-learned signatures' densities (:data:`MIN_ACCEPTED`)."""
+    table = summary(priors)
+    if table.empty:
+        return pd.Series(dtype=float)
+    return table[table["accepted"] >= MIN_ACCEPTED].groupby("kernel")["mean"].mean()
 
 
 CLAIMS: list[Claim[LearnedPriors]] = [
