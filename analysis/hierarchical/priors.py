@@ -47,26 +47,35 @@ class LearnedPriors:
     low: float
     high: float
 
+    @property
+    def grid(self) -> np.ndarray:
+        """:data:`GRID` on gamma's range: where densities are drawn and integrated."""
+        return GRID * (self.high - self.low) + self.low
 
-NOTHING_LEARNED = LearnedPriors(
-    {}, pd.DataFrame(columns=["dataset", "value", "score", "signature"]), 0.0, 1.0
-)
+
+OBSERVATIONS = ["dataset", "value", "score", "signature"]
+NOTHING_LEARNED = LearnedPriors({}, pd.DataFrame(columns=OBSERVATIONS), 0.0, 1.0)
+
+
+def _run_files(source: Path) -> list[Path]:
+    """The run files of the ``priors`` part under ``source`` (none without the part)."""
+    runs_dir = Path(source) / layout.RUNS / PART
+    return layout.run_files(runs_dir) if runs_dir.is_dir() else []
 
 
 def observations(source: Path) -> pd.DataFrame:
     """The ``priors`` part's evaluations that set ``svm__gamma``: dataset, value, score (the
     performance index, 1 − validation loss) and signature, datasets in name order and each
     dataset's evaluations in their order."""
-    runs_dir = Path(source) / layout.RUNS / PART
     frames = []
-    for path in layout.run_files(runs_dir) if runs_dir.is_dir() else []:
+    for path in _run_files(source):
         present = set(pq.read_schema(path).names)
         if not set(COLUMNS) <= present:
             continue
         table = pq.read_table(path, columns=COLUMNS, filters=[("row_type", "==", "trace")])
         frames.append(table.to_pandas())
     if not frames:
-        return pd.DataFrame(columns=["dataset", "value", "score", "signature"])
+        return pd.DataFrame(columns=OBSERVATIONS)
     rows = pd.concat(frames, ignore_index=True).dropna(subset=[f"param_{PARAMETER}"])
     rows = rows.sort_values(["dataset", "iteration"], kind="stable")
     return pd.DataFrame(
@@ -84,8 +93,7 @@ def observations(source: Path) -> pd.DataFrame:
 def run_space(source: Path) -> dict | None:
     """The space declaration of the ``priors`` part's runs (a run file's recorded spec), or
     None without such runs."""
-    runs_dir = Path(source) / layout.RUNS / PART
-    for path in layout.run_files(runs_dir) if runs_dir.is_dir() else []:
+    for path in _run_files(source):
         spec = (pq.read_schema(path).metadata or {}).get(b"hpo.run_spec")
         if spec is not None:
             return json.loads(spec)["space"]
@@ -121,9 +129,9 @@ def learned_prior_file(priors: LearnedPriors, space: dict) -> dict:
 def summary(priors: LearnedPriors) -> pd.DataFrame:
     """Per signature: values seen and accepted, components, mean and standard deviation."""
     records = []
+    x = priors.grid
     for signature, entry in priors.learned.items():
-        density = entry.prior.pdf(GRID * (priors.high - priors.low) + priors.low)
-        x = GRID * (priors.high - priors.low) + priors.low
+        density = entry.prior.pdf(x)
         mean = float(np.trapezoid(x * density, x))
         records.append(
             {
@@ -139,9 +147,8 @@ def summary(priors: LearnedPriors) -> pd.DataFrame:
     return pd.DataFrame(records)
 
 
-def l1_distance(a: LearnedPrior, b: LearnedPrior, low: float, high: float) -> float:
-    """``∫ |p_a − p_b| dx`` over ``[low, high]`` (0: the same density, 2: disjoint)."""
-    x = GRID * (high - low) + low
+def l1_distance(a: LearnedPrior, b: LearnedPrior, x: np.ndarray) -> float:
+    """``∫ |p_a − p_b| dx`` over the grid ``x`` (0: the same density, 2: disjoint)."""
     return float(np.trapezoid(np.abs(a.prior.pdf(x) - b.prior.pdf(x)), x))
 
 
@@ -158,7 +165,7 @@ def distances(priors: LearnedPriors) -> pd.DataFrame:
                 {
                     "pair": f"{'/'.join(s)} vs {'/'.join(t)}",
                     "differs in": differs[0],
-                    "L1 distance": l1_distance(a, b, priors.low, priors.high),
+                    "L1 distance": l1_distance(a, b, priors.grid),
                 }
             )
     return pd.DataFrame(records, columns=["pair", "differs in", "L1 distance"])
@@ -218,7 +225,7 @@ def figure(priors: LearnedPriors) -> Figure:
     shrinking = sorted({s[1] for s in priors.learned}, reverse=True)
     figure = Figure(figsize=(3.2 * len(shrinking), 2.3 * len(kernels)), layout="constrained")
     axes = figure.subplots(len(kernels), len(shrinking), squeeze=False, sharex=True)
-    x = GRID * (priors.high - priors.low) + priors.low
+    x = priors.grid
     seen = priors.observations
     for row, kernel in enumerate(kernels):
         for column, value in enumerate(shrinking):
