@@ -166,14 +166,6 @@ def network_seconds(runs: pd.DataFrame, epoch_costs: pd.Series) -> np.ndarray:
     return seconds * runs["epochs"].to_numpy()
 
 
-def _has_selection_stage(runs: pd.DataFrame) -> np.ndarray:
-    """Per run, whether it ends with seed 003's model-selection stage (tables without the column:
-    every run, as before it existed)."""
-    if "selection_stage" not in runs:
-        return np.ones(len(runs), dtype=bool)
-    return runs["selection_stage"].to_numpy(dtype=bool)
-
-
 def run_seconds(
     runs: pd.DataFrame, costs: pd.Series, epoch_costs: pd.Series | None = None
 ) -> np.ndarray:
@@ -185,7 +177,7 @@ def run_seconds(
     seconds = np.zeros(len(runs))
     by_table = ~network & ~timed
     seconds[by_table] = table_seconds(runs[by_table], costs)
-    allowance = SELECTION_STAGE_ALLOWANCE * _has_selection_stage(runs)
+    allowance = SELECTION_STAGE_ALLOWANCE * runs["selection_stage"].to_numpy(dtype=bool)
     seconds[timed] = (runs["budget_seconds"].to_numpy() * (1 + allowance))[timed]
     if network.any():
         epoch_costs = pd.Series(dtype=float) if epoch_costs is None else epoch_costs
@@ -435,7 +427,7 @@ def time_budget_lines(table: pd.DataFrame) -> list[str]:
     timed = table[table["budget_seconds"] > 0]
     if timed.empty:
         return []
-    staged = _has_selection_stage(timed)
+    staged = timed["selection_stage"].to_numpy(dtype=bool)
     lines = []
     for with_stage, group in ((True, timed[staged]), (False, timed[~staged])):
         if group.empty:

@@ -36,8 +36,9 @@ STUB_COSTS = pd.Series(
 def _runs(*rows: tuple[str, str, int, int]) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=[*KEYS, "budget"])
     table = table.assign(
-        cost_family=table["family"], evaluations=table["budget"], epochs=0.0, budget_seconds=0.0
-    )
+        cost_family=table["family"], evaluations=table["budget"], epochs=0.0, budget_seconds=0.0,
+        selection_stage=True,  # only read for timed runs: seed 003's runs with a selection stage
+    )  # fmt: skip
     return table.assign(train_rows=100, distance_cache_mb=1024, cache_size_mb=500)
 
 
