@@ -208,3 +208,65 @@ def test_every_named_method_builds_and_unknown_settings_are_refused(small):
         make_method(load_methods()["tpe"], small, 10, np.random.default_rng(0), gama=0.1)
     with pytest.raises(ValueError, match="unknown family 'hyperband'"):
         MethodSpec("x", "hyperband")
+
+
+# --- SMAC's configuration equality (hpo.optimizers.smac.fast_configuration_equality) ------------
+
+
+def _pairs_of_configurations(small):
+    """Pairs of configurations of the small CASH space: random, one-exchange neighbours, copies,
+    and copies whose integers' vectors moved within one integer value (equal as dictionaries)."""
+    from ConfigSpace import Configuration, UniformIntegerHyperparameter
+    from ConfigSpace.util import get_one_exchange_neighbourhood
+
+    from hpo.optimizers.smac import to_configspace
+
+    space = to_configspace(small.space, seed=0)
+    integer = UniformIntegerHyperparameter
+    integers = [i for i, name in enumerate(space.at) if isinstance(space[name], integer)]
+    sampled = space.sample_configuration(40)
+    pairs = list(zip(sampled[:-1], sampled[1:], strict=True))
+    for config in sampled[:10]:
+        pairs += [(config, n) for n in get_one_exchange_neighbourhood(config, seed=1)]
+        vector = config.get_array().copy()
+        pairs.append((config, Configuration(space, vector=vector.copy())))
+        for i in integers:
+            if not np.isnan(vector[i]):
+                nudged = vector.copy()
+                nudged[i] += 1e-9 if nudged[i] < 0.5 else -1e-9
+                pairs.append((config, Configuration(space, vector=nudged)))
+    return pairs
+
+
+def test_smac_fast_equality_agrees_with_configspace_on_every_pair(small):
+    from ConfigSpace import Configuration
+
+    from hpo.optimizers.smac import _same_configuration, fast_configuration_equality
+
+    pairs = _pairs_of_configurations(small)
+    own = [a == b for a, b in pairs]
+    assert 0 < sum(own) < len(own)  # both outcomes are exercised
+    nudged_equal = sum(
+        a == b and not np.array_equal(a.get_array(), b.get_array(), equal_nan=True)
+        for a, b in pairs
+    )
+    assert nudged_equal > 0  # equal dictionaries with different vectors are among the pairs
+    assert [_same_configuration(a, b) for a, b in pairs] == own
+    with fast_configuration_equality():
+        assert Configuration.__eq__ is _same_configuration
+        assert [a == b for a, b in pairs] == own
+    assert Configuration.__eq__ is not _same_configuration  # ConfigSpace's own is back
+
+
+def test_smac_proposals_are_unchanged_by_the_fast_equality(small, monkeypatch):
+    import contextlib
+
+    import hpo.cash.smac_instances as smac_instances
+
+    def proposals():
+        optimizer = make_method(load_methods()["smac"], small, 10, np.random.default_rng(5))
+        return [(r.config, r.instance) for r, _ in drive(optimizer, 40)]
+
+    fast = proposals()
+    monkeypatch.setattr(smac_instances, "fast_configuration_equality", contextlib.nullcontext)
+    assert proposals() == fast

@@ -33,6 +33,7 @@ from hpo.optimizers.smac import (
     _impute_defaults,
     _order_local_search_starts,
     _plain,
+    fast_configuration_equality,
     to_configspace,
 )
 
@@ -97,9 +98,17 @@ def _config(cash: CashSpace, info: Any) -> dict[str, Any]:
 
 
 def _ask(facade: Any) -> Any:
-    with warnings.catch_warnings():  # SMAC's local search averages an empty list for a log
+    with warnings.catch_warnings(), fast_configuration_equality():
+        # SMAC's local search averages an empty list for a log
         warnings.filterwarnings("ignore", category=RuntimeWarning)
         return facade.ask()
+
+
+def _tell(facade: Any, info: Any, loss: float) -> None:
+    from smac.runhistory import TrialValue
+
+    with fast_configuration_equality():
+        facade.tell(info, TrialValue(cost=float(loss)), save=False)
 
 
 class SMACInstances(CashOptimizer):
@@ -127,10 +136,7 @@ class SMACInstances(CashOptimizer):
         return Request(_config(self.cash, info), self._index[info.instance], tag=self._asked)
 
     def tell(self, request: Request, loss: float) -> None:
-        from smac.runhistory import TrialValue
-
-        info = self._pending.pop(request.tag)
-        self.facade.tell(info, TrialValue(cost=float(loss)), save=False)
+        _tell(self.facade, self._pending.pop(request.tag), loss)
 
     def incumbent(self) -> Mapping[str, Any] | None:
         incumbent = self.facade.intensifier.get_incumbent()
@@ -162,6 +168,4 @@ class SMACBatch(FullEvaluation):
         return _config(self.cash, self._info)
 
     def observe(self, config: Mapping[str, Any], loss: float) -> None:
-        from smac.runhistory import TrialValue
-
-        self.facade.tell(self._info, TrialValue(cost=float(loss)), save=False)
+        _tell(self.facade, self._info, loss)
