@@ -44,7 +44,16 @@ from hpo.cash.methods import MethodSpec, make_method, methods_from_config
 from hpo.cash.objective import InstanceObjective, make_instances
 from hpo.cash.run import CashRun, run_cash
 from hpo.cash_space import AUTOWEKA_COUNTS, CashSpace, build_cash_space
-from hpo.datasets import Dataset, DatasetError, load_dataset, resolve_name
+from hpo.datasets import (
+    OPENML_MODES,
+    Dataset,
+    DatasetError,
+    load_dataset,
+    openml_cached,
+    openml_dir,
+    resolve_name,
+    unknown_choice_message,
+)
 from hpo.evaluation import Evaluator
 from hpo.isolation import EvaluationLimits
 from hpo.learners import FitGuard
@@ -62,6 +71,7 @@ PROTOCOL = ProtocolSettings(
     train_cap=None,
 )
 RESULTS_DIR = Path("results/autoweka")
+TASKS = ("classification", "regression")
 
 
 def seed_datasets() -> dict[str, Any]:
@@ -69,22 +79,35 @@ def seed_datasets() -> dict[str, Any]:
     return yaml.safe_load((AUTOWEKA_DIR / "datasets.yaml").read_text())
 
 
-def resolve_dataset(name: str) -> str:
+def resolve_dataset(name: str, openml: str = "cached", task: str | None = None) -> str:
     """The catalog name of ``name``: a seed dataset name (Tables 4.1, 4.6) mapped through
-    ``conf/autoweka/datasets.yaml``, else any catalog name. A seed dataset with no offline copy
-    raises ``ValueError`` naming the reason and the command that fetches data online."""
+    ``conf/autoweka/datasets.yaml``, else any catalog name.
+
+    A seed set with an OpenML id runs as ``openml:<id>`` when it is in the OpenML folder or
+    ``openml`` is ``fetch`` (it is then downloaded on loading); otherwise as its offline copy
+    (``ours``) if it has one. A set with neither raises ``ValueError`` naming the reason and, if
+    it has an id, the command that fetches it. ``task`` picks the table of a name in both
+    (Abalone); by default classification's.
+    """
+    if openml not in OPENML_MODES:
+        raise ValueError(unknown_choice_message("openml mode", openml, OPENML_MODES))
     mapping = seed_datasets()
-    for task in ("classification", "regression"):
-        entry = mapping[task].get(name)
+    for table in TASKS if task is None else (task,):
+        entry = mapping.get(table, {}).get(name)
         if entry is None:
             continue
+        online = f"openml:{entry['openml']}" if entry.get("openml") else None
+        if online and (openml == "fetch" or openml_cached(online)):
+            return online
         if entry.get("ours"):
             return str(entry["ours"])
-        raise ValueError(
-            f"dataset {name!r} (seed 004, {task}) is not available offline: {entry['reason']}; "
-            "online, fetch it with `python -m hpo.datasets fetch-openml <id>` and pass "
-            "--dataset openml:<id>"
-        )
+        if online:
+            raise ValueError(
+                f"dataset {name!r} (seed 004, {table}) needs a download ({entry['reason']}): "
+                f"online, fetch it with `python -m hpo.datasets fetch-openml {online[7:]}` "
+                f"(into {openml_dir()}) or pass --openml fetch"
+            )
+        raise ValueError(f"dataset {name!r} (seed 004, {task}) is not available: {entry['reason']}")
     return resolve_name(name)
 
 
@@ -277,12 +300,35 @@ def load_profile(name: str) -> dict[str, Any]:
     return {"name": name, **profiles[name]}
 
 
-def plan(profile: Mapping[str, Any], budget: float | None = None) -> list[AutowekaRun]:
-    """The runs of a profile (every dataset x method x seed), each checked before any runs."""
+def profile_datasets(
+    profile: Mapping[str, Any], openml: str = "cached"
+) -> tuple[list[str], dict[str, str]]:
+    """The datasets of a profile that can run (catalog names, in order) and those that cannot
+    (seed name -> why, with the command that fetches it when one exists)."""
+    if openml not in OPENML_MODES:
+        raise ValueError(unknown_choice_message("openml mode", openml, OPENML_MODES))
+    names: list[str] = []
+    not_run: dict[str, str] = {}
+    listed = [(task, str(name)) for task in TASKS for name in profile.get(task, [])]
+    for task, name in listed:
+        try:
+            dataset = resolve_dataset(name, openml, task)
+        except ValueError as error:
+            not_run[f"{name} ({task})"] = str(error)
+            continue
+        if dataset not in names:
+            names.append(dataset)
+    return names, not_run
+
+
+def plan(
+    profile: Mapping[str, Any], budget: float | None = None, openml: str = "cached"
+) -> list[AutowekaRun]:
+    """The runs of a profile (every dataset that can run x method x seed), each checked before
+    any runs."""
     limits = profile.get("limits") or {}
     runs = []
-    for name in [*profile.get("classification", []), *profile.get("regression", [])]:
-        dataset = resolve_dataset(str(name))
+    for dataset in profile_datasets(profile, openml)[0]:
         for method in profile["methods"]:
             for seed in range(int(profile["runs"])):
                 run = AutowekaRun(
@@ -301,25 +347,37 @@ def plan(profile: Mapping[str, Any], budget: float | None = None) -> list[Autowe
 
 def cost(profile: Mapping[str, Any]) -> str:
     """The core-hours a profile asks for (budgets only; retraining and the diagnostic add a
-    little), beside the seed's."""
+    little), beside the seed's; OpenML sets counted as if fetched, and those that cannot run at
+    all named."""
     methods = load_methods()
-    runs = plan(profile)
+    runs = plan(profile, openml="fetch")
     seconds = sum(r.budget * methods[r.method].budget_factor for r in runs)
+    datasets = len({r.dataset for r in runs})
+    not_run = profile_datasets(profile, "fetch")[1]
     return (
-        f"profile {profile['name']}: {len(runs)} runs, {seconds / 3600:.1f} core-hours of "
-        f"{profile['budget_kind']} budget (the seed's design: 25 runs x 30 CPU h per method and "
-        "dataset, about 450,000 CPU h in all, spec C3)"
+        f"profile {profile['name']}: {len(runs)} runs on {datasets} datasets, "
+        f"{seconds / 3600:.1f} core-hours of {profile['budget_kind']} budget (the seed's design: "
+        "25 runs x 30 CPU h per method and dataset, about 450,000 CPU h in all, spec C3)"
+        + (f"; not runnable: {', '.join(not_run)}" if not_run else "")
     )
 
 
 def reproduce(
-    profile_name: str, results_root: Path, data_dir: str | None, budget: float | None = None
+    profile_name: str,
+    results_root: Path,
+    data_dir: str | None,
+    budget: float | None = None,
+    openml: str = "cached",
 ) -> Path:
-    """Run every missing run of a profile, then write its report."""
+    """Run every missing run of a profile, then write its report (which lists the datasets that
+    did not run, and why)."""
     from analysis.autoweka.report import write_report
 
     profile = load_profile(profile_name)
-    runs = plan(profile, budget)
+    runs = plan(profile, budget, openml)
+    not_run = profile_datasets(profile, openml)[1]
+    for name, why in not_run.items():
+        print(f"not run: {name}: {why}", flush=True)
     results_dir = results_root / profile_name / "runs"
     for i, run in enumerate(runs, 1):
         path = results_dir / run.dataset / run.filename()
@@ -340,6 +398,7 @@ def reproduce(
         profile,
         int(profile.get("best_of", 4)),
         int(profile.get("bootstrap", 1000)),
+        not_run=not_run,
     )
 
 
@@ -351,6 +410,11 @@ def _settings(pairs: Sequence[str]) -> dict[str, Any]:
         name, value = pair.split("=", 1)
         out[name] = yaml.safe_load(value)
     return out
+
+
+OPENML_HELP = (
+    "cached (default): seed sets on OpenML run only from the OpenML folder; fetch: download them"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -368,6 +432,8 @@ def _parser() -> argparse.ArgumentParser:
         other.add_argument("--results-dir", default=str(RESULTS_DIR))
         other.add_argument("--data-dir", default=None)
         other.add_argument("--budget", type=float, default=None, help="override (seconds)")
+        if command == "reproduce":
+            other.add_argument("--openml", default="cached", help=OPENML_HELP)
     go = sub.add_parser("run", help="one method on one dataset")
     go.add_argument("--method", required=True)
     go.add_argument("--dataset", required=True)
@@ -385,6 +451,7 @@ def _parser() -> argparse.ArgumentParser:
     go.add_argument("--set", nargs="*", default=[], help="method settings, name=value")
     go.add_argument("--results-dir", default=str(RESULTS_DIR))
     go.add_argument("--data-dir", default=None)
+    go.add_argument("--openml", default="cached", help=OPENML_HELP)
     return parser
 
 
@@ -408,13 +475,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.budget is not None and not args.budget > 0:
                 raise ValueError(f"budget must be > 0 seconds, got {args.budget}")
             started = time.perf_counter()
-            report = reproduce(args.profile, Path(args.results_dir), args.data_dir, args.budget)
+            report = reproduce(
+                args.profile, Path(args.results_dir), args.data_dir, args.budget, args.openml
+            )
             minutes = (time.perf_counter() - started) / 60
             print(f"report: {report} ({minutes:.1f} min)")
             return 0
         run = AutowekaRun(
             method=args.method,
-            dataset=resolve_dataset(args.dataset),
+            dataset=resolve_dataset(args.dataset, args.openml, args.space),
             budget=args.budget,
             budget_kind=args.budget_kind,
             seed=args.seed,

@@ -76,7 +76,20 @@ TORGO_OPENML = {
     "fried": "openml:564",
     "mv": "openml:344",
 }
-OPENML_REGRESSION = frozenset(TORGO_OPENML.values())
+# Seed 004's regression sets (Thornton 2014, Table 4.6) on OpenML; conf/autoweka/datasets.yaml
+# names each one's source. Their targets are numbers, so they run as regression.
+AUTOWEKA_OPENML_REGRESSION = {
+    "Forest Fires": "openml:44962",
+    "Crime": "openml:42730",
+    "Quake": "openml:209",
+    "Abalone": "openml:42726",
+    "Comp-Activ": "openml:197",
+    "Bank": "openml:558",
+    "Pumadyn": "openml:308",
+    "COIL": "openml:298",
+    "House Census": "openml:574",
+}
+OPENML_REGRESSION = frozenset([*TORGO_OPENML.values(), *AUTOWEKA_OPENML_REGRESSION.values()])
 # ``binary:<name>``: a multiclass set made binary by merging classes (UAI 2014 §6.2 merged classes
 # or kept pairs, without saying which for which set): [decide] its most frequent class (the lowest
 # label among equals) is class 0, every other class is merged into class 1.

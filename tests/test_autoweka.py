@@ -72,14 +72,66 @@ BASE = ["run", "--dataset", "sklearn-iris", "--budget", "5"]
         ([*BASE, "--method", "random", "--max-ensemble", "6"], "ensembles take 1 to 5"),
         ([*BASE, "--method", "irace", "--set", "alpha=2"], "alpha=2 out of range"),
         ([*BASE, "--method", "hyperband"], "unknown method 'hyperband'; valid choices: exdef"),
-        (["run", "--dataset", "Dexter", "--budget", "5", "--method", "smac"], "fetch-openml"),
+        (["run", "--dataset", "Dexter", "--budget", "5", "--method", "smac"], "fetch-openml 4136"),
+        ([*BASE, "--method", "random", "--openml", "always"], "unknown openml mode 'always'"),
     ],
 )
-def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, capsys, argv, message):
+def test_bad_input_is_one_line_exit_2_and_nothing_written(
+    tmp_path, capsys, empty_openml, argv, message
+):
     assert main([*argv, "--results-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and message in err and "\n" not in err
     assert not any(tmp_path.iterdir())
+
+
+@pytest.fixture
+def empty_openml(tmp_path_factory, monkeypatch):
+    """An empty OpenML folder (no seed set is cached)."""
+    folder = tmp_path_factory.mktemp("openml")
+    monkeypatch.setenv("HPO_OPENML_DIR", str(folder))
+    return folder
+
+
+def test_seed_sets_on_openml_run_once_cached_or_fetched_and_name_the_command(empty_openml):
+    with pytest.raises(ValueError, match=r"fetch-openml 4136` .* or pass --openml fetch"):
+        resolve_dataset("Dexter")
+    assert resolve_dataset("Dexter", "fetch") == "openml:4136"  # downloaded on loading
+    np.savez_compressed(empty_openml / "openml-4136.npz", X=np.zeros((4, 2)), y=np.arange(4))
+    assert resolve_dataset("Dexter") == "openml:4136"  # cached: runs without network
+    assert resolve_dataset("Abalone") == "abalone"  # the labelled 3-class substitute
+    assert resolve_dataset("Abalone", "fetch") == "openml:183"  # the seed's 28 classes
+    assert resolve_dataset("Abalone", "fetch", "regression") == "openml:42726"
+    with pytest.raises(ValueError, match="no OpenML id found"):
+        resolve_dataset("Slice", "fetch")
+    with pytest.raises(ValueError, match="unknown openml mode 'always'"):
+        resolve_dataset("Dexter", "always")
+
+
+def test_seed_openml_ids_are_read_with_the_task_of_their_table():
+    from experiments.autoweka import seed_datasets
+    from hpo.datasets import dataset_task
+
+    for task in ("classification", "regression"):
+        ids = [e["openml"] for e in seed_datasets()[task].values() if e.get("openml")]
+        assert ids and all(dataset_task(f"openml:{i}") == task for i in ids)
+
+
+def test_the_paper_profile_lists_what_cannot_run_and_why(empty_openml):
+    from experiments.autoweka import profile_datasets
+
+    paper = load_profile("paper")
+    runnable, not_run = profile_datasets(paper, "fetch")
+    assert set(not_run) == {
+        "MNIST Basic (classification)", "Rot. MNIST + BI (classification)",
+        "Parkinson's Motor (regression)", "Parkinson's Total (regression)",
+        "Relation Network (regression)", "Slice (regression)",
+    }  # fmt: skip
+    assert "openml:4136" in runnable and "openml:42726" in runnable
+    cached_only, offline_not_run = profile_datasets(paper)
+    assert "openml:4136" not in cached_only
+    assert "fetch-openml 4136" in offline_not_run["Dexter (classification)"]
+    assert len(cached_only) + len(offline_not_run) == len(runnable) + len(not_run)
 
 
 def test_seed_dataset_names_map_to_ours_and_profiles_plan(uci_dir):

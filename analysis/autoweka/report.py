@@ -125,12 +125,15 @@ def _order(method: str) -> int:
 
 
 def seed_name_of(datasets_config: Mapping[str, Mapping[str, Mapping]]) -> dict[str, str]:
-    """Our dataset name -> the seed's (only datasets that map)."""
+    """Our dataset name (an offline copy or ``openml:<id>``) -> the seed's (only datasets that
+    map)."""
     out = {}
     for task in ("classification", "regression"):
         for seed_name, entry in datasets_config.get(task, {}).items():
             if entry.get("ours"):
                 out[str(entry["ours"])] = seed_name
+            if entry.get("openml"):
+                out[f"openml:{entry['openml']}"] = seed_name
     return out
 
 
@@ -382,8 +385,10 @@ def write_report(
     profile: Mapping,
     k: int,
     n_bootstrap: int,
+    not_run: Mapping[str, str] | None = None,
 ) -> Path:
-    """Write ``report.md`` (and its tables and figures) to ``out_dir``."""
+    """Write ``report.md`` (and its tables and figures) to ``out_dir``; ``not_run`` (seed
+    dataset -> why) is listed after the header."""
     out_dir.mkdir(parents=True, exist_ok=True)
     summaries = load_summaries(results_dir)
     draws = bootstrap_all(summaries, k, n_bootstrap)
@@ -398,6 +403,11 @@ def write_report(
         "SEED'S numbers (Thornton 2014), on the seed's dataset named beside ours; "
         "`(substitute)` rows have no seed counterpart.",
     ]
+    if not_run:
+        sections.append(
+            "## Datasets of the profile not run\n\n"
+            + "\n".join(f"* **{name}**: {why}" for name, why in not_run.items())
+        )
     classification = sorted(summaries[summaries.task == "classification"].dataset.unique())
     if classification and "exdef" in set(summaries.method):
         table = oracle_table(summaries, seed_names, classification)
