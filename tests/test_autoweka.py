@@ -195,9 +195,56 @@ def test_ex_def_records_the_oracle_test_error_of_every_learner(tmp_path):
         learners=("knn", "j48", "zero_r"),
     )
     outcome = execute(run)
-    oracle = outcome["summary"]["oracle_test"]
-    assert set(oracle) == {"knn", "j48", "zero_r"}
+    points = outcome["summary"]["oracle_points"]
+    oracle = {p["learner"]: p["test_error"] for p in points}
+    assert set(oracle) == {"knn", "j48", "zero_r"} and len(points) == 3
     assert oracle["zero_r"] > max(oracle["knn"], oracle["j48"])  # the majority class is worst
     table = oracle_table(pd.DataFrame([outcome["summary"]]), {}, ["sklearn-iris"])
     assert table.loc[0, "ExDef Worst ours"] == oracle["zero_r"]
     assert table.loc[0, "ExDef Gap ours"] == oracle["zero_r"] - min(oracle.values())
+
+
+def test_the_report_has_the_grid_oracle_the_limited_grid_and_the_sets_not_run(
+    tmp_path, empty_openml
+):
+    """End to end on two small sets, one of them a seed set read from the OpenML folder (iris's
+    rows planted as 'Dexter', so the seed's numbers are set beside it): Ex-Def, the grid (two
+    seeds) and random search, then the report."""
+    from sklearn.datasets import load_iris
+
+    from analysis.autoweka.report import grid_points, load_summaries, write_report
+    from experiments.autoweka import seed_datasets
+
+    iris = load_iris()
+    np.savez_compressed(empty_openml / "openml-4136.npz", X=iris.data, y=iris.target)
+    runs = tmp_path / "runs"
+    for dataset in ("sklearn-wine", "Dexter"):
+        for method, seeds in (("exdef", [0]), ("grid", [0, 1]), ("random", [0, 1])):
+            for seed in seeds:
+                assert main(
+                    [
+                        "run", "--method", method, "--dataset", dataset, "--budget", "60",
+                        "--budget-kind", "evaluations", "--seed", str(seed),
+                        "--learners", "knn,j48,zero_r", "--results-dir", str(runs),
+                    ]
+                ) == 0  # fmt: skip
+    summaries = load_summaries(runs)
+    assert set(summaries.dataset) == {"sklearn-wine", "openml:4136"}
+    profile = {"name": "test", "budget": 60, "budget_kind": "evaluations"}
+    report = write_report(
+        runs, tmp_path / "report", seed_datasets(), profile, 1, 50, {"Slice (regression)": "no id"}
+    )
+    text = report.read_text()
+    assert "## Datasets of the profile not run" in text and "**Slice (regression)**: no id" in text
+    oracle = pd.read_csv(tmp_path / "report" / "table_4_2.tsv", sep="\t").set_index("dataset")
+    points = grid_points(summaries, "openml:4136")
+    assert len(points) == oracle.loc["openml:4136", "Grid models"] >= 6  # two runs' union
+    assert oracle.loc["openml:4136", "Grid Best ours"] == points.test_error.min()
+    assert oracle.loc["openml:4136", "Grid Gap seed"] == 59.44  # the seed's Dexter
+    assert oracle.loc["openml:4136", "ExDef models"] == 3
+    cv = pd.read_csv(tmp_path / "report" / "table_4_3.tsv", sep="\t").set_index("dataset")
+    limited = cv.loc["openml:4136", "limited_grid ours"]
+    assert points.cv_error.min() <= limited <= points.cv_error.max()
+    assert cv.loc["openml:4136", "limited_grid seed"] == 6.61  # the seed's Dexter
+    wins = pd.read_csv(tmp_path / "report" / "wins_classification_cv.tsv", sep="\t", index_col=0)
+    assert "best_limited_baseline" in wins.index

@@ -12,7 +12,14 @@ from scipy import stats
 from experiments.autoweka import load_methods
 from experiments.spaces import load_cash_library
 from hpo.cash.base import CashOptimizer, Request
-from hpo.cash.baselines import ExDef, GridSearch, RandomSearch, learner_grid, limited_grid
+from hpo.cash.baselines import (
+    ExDef,
+    GridSearch,
+    RandomSearch,
+    draws_until,
+    learner_grid,
+    limited_grid,
+)
 from hpo.cash.irace import IteratedFRace, friedman_step
 from hpo.cash.methods import MethodSpec, make_method
 from hpo.cash_space import build_cash_space
@@ -159,7 +166,12 @@ def test_limited_grid_draws_points_until_the_budget_is_spent():
     losses = np.array([0.3, 0.2, 0.1])
     for b in range(50):  # 3 draws each: the third crosses the budget of 2.5 seconds
         draws = rng_b.integers(0, 3, size=math.ceil(2 * 2.5 / 1.0))
-        assert best[b] == losses[draws[:3]].min()
+        assert losses[best[b]] == losses[draws[:3]].min()
+    # one slow point and many fast ones: a chunk sized by the mean time often does not cross
+    seconds = np.array([1000.0] + [0.1] * 999)
+    for _ in range(200):
+        spent = np.cumsum(seconds[draws_until(seconds, 50.0, rng_a)])
+        assert (len(spent) == 1 or spent[-2] <= 50.0) and spent[-1] > 50.0
 
 
 # --- SMAC, SMAC-10-Batch, TPE -----------------------------------------------------------------

@@ -108,17 +108,26 @@ def limited_grid(
     n_bootstrap: int = 1000,
 ) -> np.ndarray:
     """The seed's limited grid (§4.1): draw grid points (with replacement) from a full grid's
-    results until their summed evaluation time exceeds ``budget``; the best CV loss among them,
-    for each of ``n_bootstrap`` draws. ``seconds`` and ``losses`` are per grid point."""
+    results until their summed evaluation time exceeds ``budget``; for each of ``n_bootstrap``
+    draws, the index of the point with the lowest CV loss among them (the point whose test error
+    the tables report). ``seconds`` and ``losses`` are per grid point."""
     seconds, losses = np.asarray(seconds, float), np.asarray(losses, float)
     if len(seconds) == 0:
         raise ValueError("the limited grid needs a full grid's results")
-    best = np.empty(n_bootstrap)
-    mean = max(float(np.mean(seconds)), 1e-9)
+    if not seconds.sum() > 0:
+        raise ValueError("the limited grid needs the grid points' evaluation times (all are 0)")
+    chosen = np.empty(n_bootstrap, dtype=int)
     for b in range(n_bootstrap):
-        chunk = max(1, math.ceil(2 * budget / mean))
-        draws = rng.integers(0, len(seconds), size=chunk)
-        spent = np.cumsum(seconds[draws])
-        stop = int(np.searchsorted(spent, budget, side="right")) + 1  # the one that crosses it
-        best[b] = float(np.min(losses[draws[: min(stop, chunk)]]))
-    return best
+        drawn = draws_until(seconds, budget, rng)
+        chosen[b] = drawn[np.argmin(losses[drawn])]
+    return chosen
+
+
+def draws_until(seconds: np.ndarray, budget: float, rng: np.random.Generator) -> np.ndarray:
+    """Indices drawn with replacement until their summed ``seconds`` exceed ``budget`` (the
+    last one crosses it), drawn in chunks sized by the mean time."""
+    chunk = max(1, math.ceil(2 * budget / float(np.mean(seconds))))
+    draws = rng.integers(0, len(seconds), size=chunk)
+    while np.cumsum(seconds[draws])[-1] <= budget:  # the chunk did not cross it: draw more
+        draws = np.concatenate([draws, rng.integers(0, len(seconds), size=chunk)])
+    return draws[: int(np.searchsorted(np.cumsum(seconds[draws]), budget, side="right")) + 1]
