@@ -175,10 +175,48 @@ def cash_space_for(run: AutowekaRun, task: str) -> CashSpace:
     )
 
 
-def execute(run: AutowekaRun, data: Dataset | None = None, data_dir: str | None = None) -> dict:
-    """Run ``run``; the summary and the run's tables (not written)."""
+def irace_budget(run: AutowekaRun, results_dir: Path | None) -> tuple[dict[str, int], str]:
+    """I/F-Race's budget in evaluations (seed B1.6: the run's time budget over the mean
+    evaluation time of random search on the same dataset) and where it came from.
+
+    The mean is over the random-search runs already finished in ``results_dir`` on the run's
+    dataset with its budget kind (``make reproduce-autoweka`` runs them first). No setting when
+    the method is not I/F-Race or sets ``max_evaluations`` itself; with no such run, I/F-Race's
+    default (``hpo.cash.irace``) applies and the source says so.
+    """
+    spec = load_methods()[run.method]
+    if spec.family != "irace":
+        return {}, ""
+    if "max_evaluations" in {**spec.settings, **run.settings}:
+        return {}, "max_evaluations set"
+    seconds = run.budget * spec.budget_factor
+    if run.budget_kind == "evaluations":
+        return {"max_evaluations": max(1, int(seconds))}, "the budget in evaluations"
+    finished = sorted((results_dir / run.dataset).glob("random__*.json")) if results_dir else []
+    summaries = [json.loads(p.read_text()) for p in finished]
+    same = [s for s in summaries if s["budget_kind"] == run.budget_kind and s["evaluations"]]
+    if not same:
+        return {}, "I/F-Race's default (no finished random-search run on this dataset)"
+    spent = sum(s["cpu_seconds" if run.budget_kind == "cpu" else "wall_seconds"] for s in same)
+    mean = spent / sum(s["evaluations"] for s in same)
+    evaluations = max(1, int(seconds / mean))
+    return {"max_evaluations": evaluations}, (
+        f"{seconds:g} {run.budget_kind} s over random search's mean evaluation time "
+        f"({mean:.3g} s, {len(same)} runs)"
+    )
+
+
+def execute(
+    run: AutowekaRun,
+    data: Dataset | None = None,
+    data_dir: str | None = None,
+    results_dir: Path | None = None,
+) -> dict:
+    """Run ``run``; the summary and the run's tables (not written). ``results_dir`` holds the
+    finished runs I/F-Race's budget is calibrated from (:func:`irace_budget`)."""
     data = data if data is not None else load_dataset(run.dataset, data_dir)
     spec, budget = check_run(run, data.task)
+    calibrated, budget_source = irace_budget(run, results_dir)
     cash = cash_space_for(run, data.task)
     limits = None
     if run.time_limit is not None or run.memory_limit is not None:
@@ -197,7 +235,8 @@ def execute(run: AutowekaRun, data: Dataset | None = None, data_dir: str | None 
                 evaluator, make_instances(evaluator, "cv", run.seed, data.name, run.repetition)
             )
         rng = seeding.rng(run.seed, data.name, run.repetition, "autoweka", run.method)
-        optimizer = make_method(spec, cash, objective.n_instances, rng, **dict(run.settings))
+        settings = {**calibrated, **run.settings}
+        optimizer = make_method(spec, cash, objective.n_instances, rng, **settings)
         result = run_cash(optimizer, objective, budget, cv_objective=cv)
         oracle = []
         if spec.family in ORACLE_FAMILIES:
@@ -206,6 +245,9 @@ def execute(run: AutowekaRun, data: Dataset | None = None, data_dir: str | None 
         evaluator.close()
     summary = summarize(run, data, cash, budget, result)
     summary["oracle_points"] = oracle
+    if budget_source:
+        summary["max_evaluations"] = getattr(optimizer, "max_evaluations", None)
+        summary["max_evaluations_source"] = budget_source
     return {"summary": summary, "result": result}
 
 
@@ -400,7 +442,7 @@ def reproduce(
         path = results_dir / run.dataset / run.filename()
         if path.exists():
             continue
-        outcome = execute(run, data_dir=data_dir)
+        outcome = execute(run, data_dir=data_dir, results_dir=results_dir)
         write(run, outcome, results_dir)
         s = outcome["summary"]
         print(
@@ -519,7 +561,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if path.exists():
             print(f"already finished, not run again (results are never overwritten): {path}")
             return 0
-        outcome = execute(run, data_dir=args.data_dir)
+        outcome = execute(run, data_dir=args.data_dir, results_dir=Path(args.results_dir))
     except (ValueError, SpaceError, DatasetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

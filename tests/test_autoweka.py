@@ -248,3 +248,23 @@ def test_the_report_has_the_grid_oracle_the_limited_grid_and_the_sets_not_run(
     assert cv.loc["openml:4136", "limited_grid seed"] == 6.61  # the seed's Dexter
     wins = pd.read_csv(tmp_path / "report" / "wins_classification_cv.tsv", sep="\t", index_col=0)
     assert "best_limited_baseline" in wins.index
+
+
+def test_i_f_race_budget_is_the_time_budget_over_random_search_s_mean_evaluation_time(tmp_path):
+    from experiments.autoweka import AutowekaRun, irace_budget
+
+    run = AutowekaRun(method="irace", dataset="car", budget=60, budget_kind="cpu")
+    assert irace_budget(run, tmp_path)[0] == {}  # no random run yet: I/F-Race's default
+    folder = tmp_path / "car"
+    folder.mkdir()
+    for seed, (cpu, wall, n) in enumerate([(50.0, 70.0, 100), (70.0, 90.0, 140)]):
+        summary = {"budget_kind": "cpu", "cpu_seconds": cpu, "wall_seconds": wall, "evaluations": n}
+        (folder / f"random__seed{seed}__rep0.json").write_text(json.dumps(summary))
+    settings, source = irace_budget(run, tmp_path)
+    assert settings == {"max_evaluations": 120}  # 60 s / (120 CPU s / 240 evaluations)
+    assert "random search's mean evaluation time (0.5 s, 2 runs)" in source
+    wall = AutowekaRun(method="irace", dataset="car", budget=60, budget_kind="wall")
+    assert irace_budget(wall, tmp_path)[0] == {}  # random's runs had a CPU budget
+    fixed = AutowekaRun(method="irace", dataset="car", budget=60, settings={"max_evaluations": 7})
+    assert irace_budget(fixed, tmp_path) == ({}, "max_evaluations set")
+    assert irace_budget(AutowekaRun(method="smac", dataset="car", budget=60), tmp_path) == ({}, "")
