@@ -4,6 +4,9 @@ budget, with per-evaluation limits, written as one results file.
     python -m experiments.autoweka space [--task classification]
     python -m experiments.autoweka reproduce --profile smoke      # make reproduce-autoweka
     python -m experiments.autoweka cost --profile paper           # core-hours of a profile
+    python -m experiments.autoweka slurm --profile medium --n-shards 16   # a cluster submission
+    python -m experiments.autoweka reproduce --profile medium --stage 1 --shard 3 --n-shards 16
+    python -m experiments.autoweka report --profile medium        # the report of finished runs
     python -m experiments.autoweka run --method smac --dataset sklearn-wine --budget 120 \
         [--budget-kind cpu|wall] [--seed 0] [--repetition 0] [--time-limit 60] \
         [--memory-limit 3072] [--space classification|regression] [--learners knn,svm] \
@@ -36,6 +39,7 @@ import pandas as pd
 import pyarrow as pa
 import yaml
 
+from experiments.autoweka_cluster import select, slurm_script, stage_of
 from experiments.results import _write_parquet
 from experiments.spaces import AUTOWEKA_DIR, load_cash_library
 from hpo import seeding
@@ -427,13 +431,17 @@ def reproduce(
     data_dir: str | None,
     budget: float | None = None,
     openml: str = "cached",
-) -> Path:
-    """Run every missing run of a profile, then write its report (which lists the datasets that
-    did not run, and why)."""
-    from analysis.autoweka.report import write_report
-
+    stage: str = "all",
+    shard: int = 0,
+    n_shards: int = 1,
+    report: bool = True,
+) -> Path | None:
+    """Run every missing run of a profile (of one stage and shard: experiments/autoweka_cluster),
+    then write its report (which lists the datasets that did not run, and why)."""
     profile = load_profile(profile_name)
     runs = plan(profile, budget, openml)
+    methods = load_methods()
+    runs = select(runs, [methods[r.method].family for r in runs], stage, shard, n_shards)
     not_run = profile_datasets(profile, openml)[1]
     for name, why in not_run.items():
         print(f"not run: {name}: {why}", flush=True)
@@ -450,15 +458,35 @@ def reproduce(
             f"cv {s['cv_error']:.4g} test {s['test_error']:.4g} ({s['wall_seconds']:.0f} s)",
             flush=True,
         )
+    return report_of(profile, results_root, not_run) if report else None
+
+
+def report_of(profile: Mapping[str, Any], results_root: Path, not_run: Mapping[str, str]) -> Path:
+    """Write the report of a profile's finished runs (``results_root/<profile>/report``)."""
+    from analysis.autoweka.report import write_report
+
+    name = str(profile["name"])
     return write_report(
-        results_dir,
-        results_root / profile_name / "report",
+        results_root / name / "runs",
+        results_root / name / "report",
         seed_datasets(),
         profile,
         int(profile.get("best_of", 4)),
         int(profile.get("bootstrap", 1000)),
         not_run=not_run,
     )
+
+
+def slurm(profile: Mapping[str, Any], n_shards: int, extra_args: Sequence[str] = ()) -> str:
+    """The SLURM submission of a profile (experiments/autoweka_cluster.slurm_script); OpenML
+    sets are planned as fetched (each task downloads what is not in the OpenML folder)."""
+    methods = load_methods()
+    runs = plan(profile, openml="fetch")
+    seconds: dict[str, list[float]] = {"1": [], "2": []}
+    for run in runs:
+        spec = methods[run.method]
+        seconds[stage_of(spec.family)].append(run.budget * spec.budget_factor)
+    return slurm_script(profile, seconds, n_shards, ["--openml", "fetch", *extra_args])
 
 
 def _settings(pairs: Sequence[str]) -> dict[str, Any]:
@@ -483,16 +511,25 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     space = sub.add_parser("space", help="print the CASH space's size beside Auto-WEKA's")
     space.add_argument("--task", default="classification")
-    for command in ("reproduce", "cost"):
-        other = sub.add_parser(
-            command, help=f"{command} a profile of conf/autoweka/experiment.yaml"
-        )
+    for command, purpose in (
+        ("reproduce", "run a profile's missing runs, then write its report"),
+        ("cost", "print a profile's core-hours"),
+        ("report", "write a profile's report from its finished runs"),
+        ("slurm", "print a profile's SLURM submission (stages, shards, time limits)"),
+    ):
+        other = sub.add_parser(command, help=f"{purpose} (conf/autoweka/experiment.yaml)")
         other.add_argument("--profile", default="smoke")
         other.add_argument("--results-dir", default=str(RESULTS_DIR))
-        other.add_argument("--data-dir", default=None)
-        other.add_argument("--budget", type=float, default=None, help="override (seconds)")
         if command == "reproduce":
+            other.add_argument("--data-dir", default=None)
+            other.add_argument("--budget", type=float, default=None, help="override (seconds)")
+            other.add_argument("--stage", default="all", help="all | 1 (all but I/F-Race) | 2")
+            other.add_argument("--shard", type=int, default=0)
+            other.add_argument("--no-report", action="store_true")
+        if command in ("reproduce", "report"):
             other.add_argument("--openml", default="cached", help=OPENML_HELP)
+        if command in ("reproduce", "slurm"):
+            other.add_argument("--n-shards", type=int, default=1)
     go = sub.add_parser("run", help="one method on one dataset")
     go.add_argument("--method", required=True)
     go.add_argument("--dataset", required=True)
@@ -530,15 +567,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "cost":
             print(cost(load_profile(args.profile)))
             return 0
+        if args.command == "slurm":
+            extra = ["--results-dir", args.results_dir]
+            print(slurm(load_profile(args.profile), args.n_shards, extra), end="")
+            return 0
+        if args.command == "report":
+            profile = load_profile(args.profile)
+            not_run = profile_datasets(profile, args.openml)[1]
+            print(f"report: {report_of(profile, Path(args.results_dir), not_run)}")
+            return 0
         if args.command == "reproduce":
             if args.budget is not None and not args.budget > 0:
                 raise ValueError(f"budget must be > 0 seconds, got {args.budget}")
             started = time.perf_counter()
             report = reproduce(
-                args.profile, Path(args.results_dir), args.data_dir, args.budget, args.openml
+                args.profile,
+                Path(args.results_dir),
+                args.data_dir,
+                args.budget,
+                args.openml,
+                args.stage,
+                args.shard,
+                args.n_shards,
+                not args.no_report,
             )
             minutes = (time.perf_counter() - started) / 60
-            print(f"report: {report} ({minutes:.1f} min)")
+            print(f"report: {report or 'not written (--no-report)'} ({minutes:.1f} min)")
             return 0
         run = AutowekaRun(
             method=args.method,
