@@ -112,7 +112,8 @@ def resolve_dataset(name: str, openml: str = "cached", task: str | None = None) 
                 f"online, fetch it with `python -m hpo.datasets fetch-openml {online[7:]}` "
                 f"(into {openml_dir()}) or pass --openml fetch"
             )
-        raise ValueError(f"dataset {name!r} (seed 004, {task}) is not available: {entry['reason']}")
+        reason = entry["reason"]
+        raise ValueError(f"dataset {name!r} (seed 004, {table}) is not available: {reason}")
     return resolve_name(name)
 
 
