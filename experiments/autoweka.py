@@ -58,7 +58,7 @@ from hpo.datasets import (
     resolve_name,
     unknown_choice_message,
 )
-from hpo.evaluation import Evaluator
+from hpo.evaluation import Evaluator, failure_if_not_finite
 from hpo.isolation import EvaluationLimits
 from hpo.learners import FitGuard
 from hpo.protocol import ProtocolSettings
@@ -284,7 +284,9 @@ def oracle_points(evaluator: Evaluator, result: CashRun, task: str) -> list[dict
                     "config": key,
                     "learner": str(config["learner"]),
                     "cv_error": in_table_units(float(np.mean(list(folds.values()))), task),
-                    "test_error": in_table_units(evaluator.test(config).error, task),
+                    "test_error": in_table_units(
+                        failure_if_not_finite(evaluator.test(config).error, evaluator.y), task
+                    ),
                     "seconds": seconds[key],
                     "evaluations": len(folds),
                 }

@@ -115,6 +115,12 @@ def breach_loss(y: np.ndarray) -> float:
     return BREACH_LOSS[task_of_targets(y)]
 
 
+def failure_if_not_finite(loss: float, y: np.ndarray) -> float:
+    """``loss``, or :func:`breach_loss` when it is not finite (a regression learner whose
+    predictions hold NaN or infinity cannot predict: seed 004 §4.1 scores it RMSE 1e10)."""
+    return float(loss) if math.isfinite(loss) else breach_loss(y)
+
+
 def config_key(config: Mapping[str, object]) -> tuple:
     """A hashable, order-independent key of a configuration."""
     return tuple(sorted(config.items()))

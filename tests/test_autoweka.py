@@ -268,3 +268,55 @@ def test_i_f_race_budget_is_the_time_budget_over_random_search_s_mean_evaluation
     fixed = AutowekaRun(method="irace", dataset="car", budget=60, settings={"max_evaluations": 7})
     assert irace_budget(fixed, tmp_path) == ({}, "max_evaluations set")
     assert irace_budget(AutowekaRun(method="smac", dataset="car", budget=60), tmp_path) == ({}, "")
+
+
+def test_a_regression_fit_predicting_nan_is_a_failed_fold_and_smac_goes_on(monkeypatch):
+    """A learner whose predictions hold NaN (the smoke profile met one: a Gaussian process with a
+    fractional polynomial exponent) scores the seed's failure loss (RMSE 1e10, §4.1), counts as
+    a failing fold, and SMAC, told that loss, keeps running (it was told NaN and crashed)."""
+    import dataclasses
+
+    from experiments.autoweka import PROTOCOL, load_methods
+    from experiments.spaces import load_cash_library
+    from hpo.cash.budget import TimeBudget
+    from hpo.cash.methods import make_method
+    from hpo.cash.objective import NOT_FINITE, InstanceObjective, make_instances
+    from hpo.cash.run import run_cash
+    from hpo.cash_space import build_cash_space
+    from hpo.datasets import load_dataset
+    from hpo.evaluation import Evaluator
+    from hpo.isolation import EvaluationLimits
+    from hpo.learners import FitGuard
+
+    data = load_dataset("sklearn-diabetes")
+    limits = EvaluationLimits(time_s=60)  # max_failed_folds 3; no fit reaches the child here
+    evaluator = Evaluator(
+        data, PROTOCOL, lambda _: "autoweka_regression", FitGuard(), 0, 0, limits=limits
+    )
+    fit_rows = evaluator.fit_rows
+
+    def nan_for_knn(config, train, evals):
+        outcome = fit_rows(config, train, evals)
+        if config["learner"] == "knn":
+            return dataclasses.replace(outcome, errors=(float("nan"), float("nan")))
+        return outcome
+
+    monkeypatch.setattr(evaluator, "fit_rows", nan_for_knn)
+    try:
+        objective = InstanceObjective(evaluator, make_instances(evaluator, "cv", 0, data.name, 0))
+        knn = {"learner": "knn", "fs_search": "none", "base.knn.K": 3}
+        results = [objective.evaluate(knn, i) for i in range(10)]
+        assert [r.loss for r in results[:3]] == [1e20] * 3  # RMSE 1e10
+        assert all(r.failure == NOT_FINITE for r in results[:3])
+        assert all(r.skipped for r in results[3:])  # three failing folds: the rest skipped
+        cash = build_cash_space(
+            load_cash_library(), "regression", include=["knn", "linear_regression"]
+        )
+        smac = make_method(load_methods()["smac_10batch"], cash, 10, np.random.default_rng(0))
+        run = run_cash(smac, objective, TimeBudget(200, "evaluations"), diagnostic=False)
+        assert len(run.trace) == 200 and {r["learner"] for r in run.trace} == {
+            "knn", "linear_regression",
+        }  # fmt: skip
+        assert run.incumbent["learner"] == "linear_regression" and np.isfinite(run.test_error)
+    finally:
+        evaluator.close()

@@ -27,7 +27,11 @@ from typing import Any
 import numpy as np
 
 from hpo import seeding
-from hpo.evaluation import Evaluator, breach_loss
+from hpo.evaluation import Evaluator, breach_loss, failure_if_not_finite
+
+# seed 004 §4.1: "RMSE 10^10 for a learner that cannot predict"; irace's wrapper scores a
+# non-numeric result as the failure loss too (spec B1.6)
+NOT_FINITE = "non-finite predictions (scored as a failed fold)"
 
 INSTANCE_KINDS = ("cv", "multilevel", "rrsv")
 
@@ -124,15 +128,14 @@ class InstanceObjective:
             outcome = self.evaluator.fit_rows(
                 config, instance.train, [instance.valid, self.diagnostic]
             )
+            loss, diagnostic = (failure_if_not_finite(e, self.evaluator.y) for e in outcome.errors)
+            predicted = all(np.isfinite(outcome.errors))
+            failure = outcome.failure or (None if predicted else NOT_FINITE)
             result = InstanceResult(
-                outcome.errors[0],
-                outcome.errors[1],
-                outcome.fit_seconds,
-                outcome.breached,
-                False,
-                outcome.failure,
+                loss, diagnostic, outcome.fit_seconds, outcome.breached, False, failure
             )
-            self._failed_in_a_row[key[0]] = in_a_row + 1 if outcome.breached else 0
+            failed = outcome.breached or not predicted
+            self._failed_in_a_row[key[0]] = in_a_row + 1 if failed else 0
         self._cache[key] = result
         self._by_config.setdefault(key[0], {})[index] = result.loss
         return result
