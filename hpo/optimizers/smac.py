@@ -16,6 +16,10 @@ imputes inactive dimensions with out-of-range values (-1, an extra category); ``
 :func:`to_configspace` puts at the middle of its range (``Space.impute_value``), as the thesis
 says. SMAC 2.4's forest is scikit-learn's; pyrfr is not needed.
 
+:func:`fast_configuration_equality` (used by seed 004's CASH adapter,
+:mod:`hpo.cash.smac_instances`) decides ``Configuration ==`` from the configurations' vectors,
+with ConfigSpace's own result.
+
 SMAC is kept hermetic: its seed is drawn from the ``rng`` the optimizer is given, its output
 folder is a temporary directory removed once the facade is built (nothing is saved afterwards),
 and it neither reconfigures logging nor prints below WARNING. The package is an optional
