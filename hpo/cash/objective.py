@@ -129,7 +129,7 @@ class InstanceObjective:
                 config, instance.train, [instance.valid, self.diagnostic]
             )
             loss, diagnostic = (failure_if_not_finite(e, self.evaluator.y) for e in outcome.errors)
-            predicted = all(np.isfinite(outcome.errors))
+            predicted = bool(np.isfinite(outcome.errors[0]))  # the validation fold's
             failure = outcome.failure or (None if predicted else NOT_FINITE)
             result = InstanceResult(
                 loss, diagnostic, outcome.fit_seconds, outcome.breached, False, failure
