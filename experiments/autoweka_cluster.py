@@ -7,9 +7,10 @@ method but I/F-Race, stage 2 is I/F-Race, after stage 1. Within a stage, shard `
 takes every k-th run from the i-th (runs already finished are skipped, so a shard can be re-run).
 :func:`slurm_script` writes the submission: one job array per stage, the second depending on the
 first, then the report; each task's time limit covers its shard's budgets times
-``OVERHEAD`` (retraining, the diagnostic and SMAC's own time, which a CPU budget does not
-count; an assumption, checked against the smoke runs in docs/seed004.md) plus
-``TASK_ALLOWANCE_S``. Tasks run ``.venv/bin/python`` from the repository.
+``OVERHEAD`` (the work after a budget ends: the incumbent's remaining folds, its retraining and
+the diagnostic; an allowance, not measured at the medium or paper scale: the smoke's 42 runs of
+15 s took 10.3 min in all, so about 1.0) plus ``TASK_ALLOWANCE_S``. Tasks run
+``.venv/bin/python`` from the repository.
 
     python -m experiments.autoweka slurm --profile medium --n-shards 16 > medium.sbatch.sh
     bash medium.sbatch.sh                   # three sbatch calls
@@ -23,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 STAGES = ("all", "1", "2")  # all: both in order; 1: every method but I/F-Race; 2: I/F-Race
-OVERHEAD = 1.5  # a run's wall time over its budget, for the time limit (docs/seed004.md)
+OVERHEAD = 1.5  # a run's wall time over its budget, for the time limit (an allowance)
 OPTIMISER_MEMORY_MB = 1024  # the seed: 3 GB for the learner plus 1 GB for the optimiser (§4.1)
 TASK_ALLOWANCE_S = 600  # per task: starting Python, loading (or fetching) the data
 PYTHON = ".venv/bin/python"  # the repository's environment (`make install`)
