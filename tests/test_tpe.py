@@ -164,3 +164,30 @@ def test_configurations_from_labels_equal_space_eval_s(shared_nodes) -> None:
         sample = space_eval(hyperopt_space(space, shared_nodes), point)
         assert proposal.config == configuration(space, sample)
         optimizer.tell(proposal, float(proposal.config["decay"]))
+
+
+@pytest.mark.parametrize("shared_nodes", [False, True])
+def test_one_posterior_graph_proposes_what_a_graph_per_call_does(shared_nodes) -> None:
+    """The adapter builds hyperopt's posterior graph once and reuses it; hyperopt rebuilds it
+    on every ``tpe.suggest``: the same proposals over a run past the start-up trials, on a
+    conditional space (with shared nodes too, as seed 004's CASH tree), and hyperopt's own
+    ``build_posterior_wrapper`` is back after each call."""
+    from hyperopt import tpe
+
+    own = tpe.build_posterior_wrapper
+
+    class Optimizer(TPEOptimizer):
+        pass
+
+    class GraphPerCall(Optimizer):
+        def _suggest_on_one_graph(self, suggest, *arguments):
+            return suggest(*arguments)
+
+    Optimizer.shared_nodes = shared_nodes
+    space = load_space("ffnn_mrbi")
+    runs = [
+        _loop(cls(space, 40, np.random.default_rng(7), n_startup_jobs=3), lambda c: c["decay"], 30)
+        for cls in (Optimizer, GraphPerCall)
+    ]
+    assert runs[0] == runs[1]
+    assert tpe.build_posterior_wrapper is own

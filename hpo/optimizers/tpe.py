@@ -149,7 +149,8 @@ class TPEOptimizer(Optimizer):
             "n_EI_candidates": int(n_EI_candidates),
             "prior_weight": float(prior_weight),
         }
-        self._suggest = partial(tpe.suggest, **self.settings)
+        self._suggest = partial(self._suggest_on_one_graph, partial(tpe.suggest, **self.settings))
+        self._posterior: tuple | None = None  # hyperopt's posterior graph, built once
         self._hyperopt_space = hyperopt_space(space, self.shared_nodes)
         self._domain = Domain(lambda _: 0.0, self._hyperopt_space)
         self._parameters = {p.name: p for p in space.parameters}
@@ -190,6 +191,30 @@ class TPEOptimizer(Optimizer):
 
         tids = {doc["misc"].get("from_tid", doc["tid"]) for doc in trials.trials}
         return rand.suggest if len(tids) < self.settings["n_startup_jobs"] else self._suggest
+
+    def _suggest_on_one_graph(self, suggest: Any, *arguments: Any) -> Any:
+        """``tpe.suggest`` with its posterior graph built on the first call and reused.
+
+        hyperopt 0.3.0 rebuilds the same symbolic graph on every call
+        (``build_posterior_wrapper``: placeholders for the observations, which each call then
+        binds in a fresh ``memo``; evaluating the graph does not change it): half of TPE's time
+        on seed 004's CASH tree. Within the call, hyperopt's ``build_posterior_wrapper`` returns
+        this optimizer's graph; it is restored after. Proposals are identical
+        (tests/test_tpe.py)."""
+        from hyperopt import tpe
+
+        own = tpe.build_posterior_wrapper
+
+        def built_once(domain: Any, prior_weight: float, gamma: float) -> tuple:
+            if self._posterior is None:
+                self._posterior = own(domain, prior_weight, gamma)
+            return self._posterior
+
+        tpe.build_posterior_wrapper = built_once
+        try:
+            return suggest(*arguments)
+        finally:
+            tpe.build_posterior_wrapper = own
 
     def tell(self, proposal: Proposal, loss: float) -> None:
         from hyperopt import JOB_STATE_DONE, STATUS_FAIL, STATUS_OK
