@@ -10,9 +10,11 @@ hundreds of milliseconds per fold, printed by every report's "Optimiser time" se
 
     python -m benchmarks.cash_optimizers [--n 300] [--methods random smac tpe irace smac_10batch]
 
-A method named ``<name>/configspace-eq`` runs ``<name>`` (a SMAC method) with ConfigSpace's own
-``Configuration`` equality instead of :func:`hpo.optimizers.smac.fast_configuration_equality`
-(the peer of that speed-up, measured in the same run; the proposals are the same).
+Peers of two speed-ups, measured in the same run (the proposals are the same with and without):
+``<name>/configspace-eq`` runs a SMAC method with ConfigSpace's own ``Configuration`` equality
+instead of :func:`hpo.optimizers.smac.fast_configuration_equality`; ``<name>/graph-per-call``
+runs a TPE method with hyperopt building its posterior graph on every proposal, instead of once
+(``TPEOptimizer._suggest_on_one_graph``).
 """
 
 from __future__ import annotations
@@ -29,8 +31,29 @@ from hpo.cash import smac_instances
 from hpo.cash.methods import make_method
 from hpo.cash_space import build_cash_space
 from hpo.optimizers.smac import fast_configuration_equality
+from hpo.optimizers.tpe import TPEOptimizer
 
-PEER = "configspace-eq"
+ONE_GRAPH = TPEOptimizer._suggest_on_one_graph
+
+
+def _graph_per_call(self: TPEOptimizer, suggest: object, *arguments: object) -> object:
+    return suggest(*arguments)  # type: ignore[operator]
+
+
+def use_peer(variant: str) -> None:
+    """Undo one speed-up for the next optimiser built (``variant``: see the module), or none."""
+    if variant not in PEERS:
+        raise SystemExit(f"unknown variant {variant!r}; valid: {', '.join(PEERS[1:])} or none")
+    peer = variant == "configspace-eq"
+    smac_instances.fast_configuration_equality = (  # type: ignore[assignment]
+        contextlib.nullcontext if peer else fast_configuration_equality
+    )
+    TPEOptimizer._suggest_on_one_graph = (  # type: ignore[method-assign]
+        _graph_per_call if variant == "graph-per-call" else ONE_GRAPH
+    )
+
+
+PEERS = ("", "configspace-eq", "graph-per-call")
 
 
 def main() -> None:
@@ -46,11 +69,7 @@ def main() -> None:
     print(f"{'method':<24}{'median ms':>11}{'mean ms':>10}{'total s':>9}")
     for method in args.methods:
         name, _, variant = method.partition("/")
-        if variant not in ("", PEER):
-            raise SystemExit(f"unknown variant {variant!r} of {name!r}; valid: {PEER}")
-        smac_instances.fast_configuration_equality = (
-            contextlib.nullcontext if variant == PEER else fast_configuration_equality
-        )
+        use_peer(variant)
         optimizer = make_method(load_methods()[name], cash, 10, np.random.default_rng(0))
         times = []
         for _ in range(args.n):
