@@ -270,15 +270,31 @@ def test_smac_fast_equality_agrees_with_configspace_on_every_pair(small):
     assert Configuration.__eq__ is not _same_configuration  # ConfigSpace's own is back
 
 
-def test_smac_proposals_are_unchanged_by_the_fast_equality(small, monkeypatch):
+def test_smac_proposals_are_unchanged_by_the_fast_equality_and_the_batched_best(small, monkeypatch):
     import contextlib
 
     import hpo.cash.smac_instances as smac_instances
 
     def proposals():
         optimizer = make_method(load_methods()["smac"], small, 10, np.random.default_rng(5))
-        return [(r.config, r.instance) for r, _ in drive(optimizer, 40)]
+        return [(r.config, r.instance) for r, _ in drive(optimizer, 80)]
 
     fast = proposals()
     monkeypatch.setattr(smac_instances, "fast_configuration_equality", contextlib.nullcontext)
+    monkeypatch.setattr(smac_instances, "predict_best_in_one_batch", lambda facade: None)
     assert proposals() == fast
+
+
+def test_smac_s_forest_predicts_a_batch_row_by_row(small):
+    """The batched predicted-best relies on it: the means of one prediction over the history are
+    the means of one prediction per row, bit for bit."""
+    from hpo.optimizers.smac import to_configspace
+
+    optimizer = make_method(load_methods()["smac"], small, 10, np.random.default_rng(2))
+    drive(optimizer, 60)
+    model = optimizer.facade._model
+    configs = to_configspace(small.space, seed=0).sample_configuration(50)
+    X = np.array([c.get_array() for c in configs])
+    batch = model.predict_marginalized(X)[0][:, 0]
+    rows = np.array([model.predict_marginalized(x[None, :])[0][0, 0] for x in X])
+    assert np.array_equal(batch, rows) and np.ptp(batch) > 0

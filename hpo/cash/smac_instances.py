@@ -34,6 +34,7 @@ from hpo.optimizers.smac import (
     _order_local_search_starts,
     _plain,
     fast_configuration_equality,
+    predict_best_in_one_batch,
     to_configspace,
 )
 
@@ -82,6 +83,7 @@ def _facade(
         )
     _impute_defaults(facade, configspace)
     _order_local_search_starts(facade)
+    predict_best_in_one_batch(facade)
     # [decision] SMAC 2.4's forest uses every core (n_jobs=-1) through joblib threads; on shared
     # cores that costs more than it saves (measured: half of SMAC's time in joblib's waits)
     facade._model._rf_opts["n_jobs"] = 1
