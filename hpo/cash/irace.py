@@ -21,7 +21,8 @@ update); conditional children are decoded only where active, every coordinate in
 race ends when at most ``min_survival`` candidates are alive, the instances are used up, or the
 iteration's budget is spent. The result is the elite with the best mean over its instances.
 ``max_evaluations`` is the budget B (the seed: the time budget over random search's mean
-evaluation time); the run's time budget stops it as well. Candidates are evaluated one at a
+evaluation time, which ``experiments.autoweka.irace_budget`` computes from finished random-search
+runs); the run's time budget stops it as well. Candidates are evaluated one at a
 time (the seed used 4 cores).
 """
 
