@@ -28,6 +28,7 @@ OVERHEAD = 1.5  # a run's wall time over its budget, for the time limit (an allo
 OPTIMISER_MEMORY_MB = 1024  # the seed: 3 GB for the learner plus 1 GB for the optimiser (§4.1)
 TASK_ALLOWANCE_S = 600  # per task: starting Python, loading (or fetching) the data
 PYTHON = ".venv/bin/python"  # the repository's environment (`make install`)
+LONGEST_TASK_S = 7 * 24 * 3600  # past this a task is flagged (a common cluster limit)
 
 
 def stage_of(family: str) -> str:
@@ -63,6 +64,8 @@ def slurm_script(
 ) -> str:
     """The submission of ``profile`` as three dependent SLURM jobs (see the module).
     ``stage_seconds[s]`` lists the budget seconds of stage ``s``'s runs, in plan order."""
+    if n_shards < 1:
+        raise ValueError(f"--n-shards must be >= 1, got {n_shards}")
     name = str(profile["name"])
     memory = int((profile.get("limits") or {}).get("memory_mb") or 3072) + OPTIMISER_MEMORY_MB
     extra = " ".join(shlex.quote(a) for a in extra_args)
@@ -87,6 +90,11 @@ def slurm_script(
             f"{PYTHON} -m experiments.autoweka reproduce --profile {name} --stage {stage} "
             f"--shard $SLURM_ARRAY_TASK_ID --n-shards {shards} --no-report {extra}"
         ).strip()
+        if longest > LONGEST_TASK_S:
+            lines.append(
+                f"# NOTE: a task of stage {stage} runs up to {_hours(longest)}, past the 7 days "
+                "many clusters allow; more shards, or the runs split over several submissions"
+            )
         lines += [
             f"# stage {stage}: {len(seconds)} runs, {total:.1f} core-hours of budget, "
             f"{shards} tasks of at most {_hours(longest)}",

@@ -44,6 +44,11 @@ def test_the_slurm_submission_chains_stage_1_stage_2_and_the_report():
     assert "--time=0:19:00" in lines[0]  # 3 runs x 120 s x 1.5 + 10 min, rounded up
     assert "${job:+--dependency=afterok:$job}" in lines[1]
     assert "--dependency=afterok:$job" in lines[2] and "autoweka report" in lines[2]
+    assert "NOTE" not in script
+    long = slurm_script(profile, {"1": [108000.0] * 12}, 2)  # 6 runs of 30 h per task
+    assert "NOTE: a task of stage 1 runs up to 270:10:00" in long  # x 1.5 + 10 min
+    with pytest.raises(ValueError, match="--n-shards must be >= 1, got 0"):
+        slurm_script(profile, {"1": [1.0]}, 0)
 
 
 def test_sharded_stages_then_the_report_give_every_run_of_the_profile(tmp_path, monkeypatch):
