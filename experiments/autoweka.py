@@ -26,6 +26,7 @@ and in a JSON file beside it.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -58,7 +59,7 @@ from hpo.datasets import (
     resolve_name,
     unknown_choice_message,
 )
-from hpo.evaluation import Evaluator, failure_if_not_finite
+from hpo.evaluation import Evaluator
 from hpo.isolation import EvaluationLimits
 from hpo.learners import FitGuard
 from hpo.protocol import ProtocolSettings
@@ -79,8 +80,10 @@ TASKS = ("classification", "regression")
 ORACLE_FAMILIES = ("exdef", "grid")  # Table 4.2: their points' test errors are recorded
 
 
+@functools.cache
 def seed_datasets() -> dict[str, Any]:
-    """``conf/autoweka/datasets.yaml``: the seed's datasets mapped to ours, by task."""
+    """``conf/autoweka/datasets.yaml``: the seed's datasets mapped to ours, by task (read once;
+    every seed name a profile lists is looked up in it)."""
     return yaml.safe_load((AUTOWEKA_DIR / "datasets.yaml").read_text())
 
 
@@ -245,7 +248,7 @@ def execute(
         result = run_cash(optimizer, objective, budget, cv_objective=cv)
         oracle = []
         if spec.family in ORACLE_FAMILIES:
-            oracle = oracle_points(evaluator, result, data.task)
+            oracle = oracle_points(objective, result, data.task)
     finally:
         evaluator.close()
     summary = summarize(run, data, cash, budget, result)
@@ -262,13 +265,13 @@ def in_table_units(loss: float, task: str) -> float:
     return float(loss) * 100.0 if task == "classification" else float(np.sqrt(loss))
 
 
-def oracle_points(evaluator: Evaluator, result: CashRun, task: str) -> list[dict[str, Any]]:
+def oracle_points(objective: InstanceObjective, result: CashRun, task: str) -> list[dict[str, Any]]:
     """Table 4.2's oracle (seed §4.2.1): every configuration the run scored on all its
     instances, with its CV error (the mean over them), the fit seconds and evaluations they cost,
-    and its test
-    error after retraining on the whole training set, in the tables' units (error %, RMSE). It
-    peeks at the test set: a bound, never a method's result; the limited grid (§4.1) is drawn
-    from a grid run's points (analysis/autoweka/report.py)."""
+    and its test error after retraining on the whole training set (``objective.test_loss``), in
+    the tables' units (error %, RMSE). It peeks at the test set: a bound, never a method's
+    result; the limited grid (§4.1) is drawn from a grid run's points
+    (analysis/autoweka/report.py)."""
     losses: dict[str, dict[int, float]] = {}
     seconds: dict[str, float] = {}
     for row in result.trace:
@@ -284,9 +287,7 @@ def oracle_points(evaluator: Evaluator, result: CashRun, task: str) -> list[dict
                     "config": key,
                     "learner": str(config["learner"]),
                     "cv_error": in_table_units(float(np.mean(list(folds.values()))), task),
-                    "test_error": in_table_units(
-                        failure_if_not_finite(evaluator.test(config).error, evaluator.y), task
-                    ),
+                    "test_error": in_table_units(objective.test_loss(config), task),
                     "seconds": seconds[key],
                     "evaluations": len(folds),
                 }

@@ -128,7 +128,7 @@ class InstanceObjective:
             outcome = self.evaluator.fit_rows(
                 config, instance.train, [instance.valid, self.diagnostic]
             )
-            loss, diagnostic = (failure_if_not_finite(e, self.evaluator.y) for e in outcome.errors)
+            loss, diagnostic = (self.seed_loss(e) for e in outcome.errors)
             predicted = bool(np.isfinite(outcome.errors[0]))  # the validation fold's
             failure = outcome.failure or (None if predicted else NOT_FINITE)
             result = InstanceResult(
@@ -148,6 +148,15 @@ class InstanceObjective:
     def n_evaluated(self, config: Mapping[str, Any]) -> int:
         """How many instances ``config`` has been evaluated on."""
         return len(self._by_config.get(config_id(config), {}))
+
+    def seed_loss(self, loss: float) -> float:
+        """``loss``, or the seed's failure loss when it is not finite (§4.1: a learner that
+        cannot predict scores RMSE 1e10): every loss of a seed-004 run passes through here."""
+        return failure_if_not_finite(loss, self.evaluator.y)
+
+    def test_loss(self, config: Mapping[str, Any]) -> float:
+        """``config`` retrained on the whole training set and scored once on the test set."""
+        return self.seed_loss(self.evaluator.test(config).error)
 
     def mean_loss(
         self, config: Mapping[str, Any], indices: range | list[int] | None = None

@@ -24,7 +24,6 @@ from scipy.stats import spearmanr
 from hpo.cash.base import CashOptimizer
 from hpo.cash.budget import Clock, TimeBudget
 from hpo.cash.objective import InstanceObjective, config_id
-from hpo.evaluation import failure_if_not_finite
 
 
 @dataclass
@@ -101,7 +100,7 @@ def run_cash(
     if run.incumbent is not None:
         final = cv_objective or objective
         run.cv_error = final.mean_loss(run.incumbent)
-        run.test_error = failure_if_not_finite(evaluator.test(run.incumbent).error, evaluator.y)
+        run.test_error = objective.test_loss(run.incumbent)
         if diagnostic:
             _diagnostic(run, objective)
     return run

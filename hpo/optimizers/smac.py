@@ -230,9 +230,7 @@ def _same_configuration(self: Any, other: Any) -> Any:
     space on every comparison, and SMAC 2.4 compares each new configuration with its whole history
     (``in`` on lists): on the CASH space that was most of SMAC's time after a few hundred trials.
     """
-    from ConfigSpace import Configuration
-
-    if not isinstance(other, Configuration):
+    if not isinstance(other, type(self)):  # ConfigSpace's own test (self.__class__)
         return NotImplemented
     if self.config_space is not other.config_space and self.config_space != other.config_space:
         return False
