@@ -309,6 +309,7 @@ def test_a_regression_fit_predicting_nan_is_a_failed_fold_and_smac_goes_on(monke
         assert [r.loss for r in results[:3]] == [1e20] * 3  # RMSE 1e10
         assert all(r.failure == NOT_FINITE for r in results[:3])
         assert all(r.skipped for r in results[3:])  # three failing folds: the rest skipped
+        assert objective.diagnostic_loss(knn) == 1e20  # the overfitting diagnostic's too
         cash = build_cash_space(
             load_cash_library(), "regression", include=["knn", "linear_regression"]
         )

@@ -171,4 +171,4 @@ class InstanceObjective:
         outcome = self.evaluator.fit_rows(
             config, self.evaluator.splits.train_valid, [self.diagnostic]
         )
-        return float(outcome.errors[0])
+        return self.seed_loss(outcome.errors[0])
