@@ -167,7 +167,7 @@ def test_configurations_from_labels_equal_space_eval_s(shared_nodes) -> None:
 
 
 @pytest.mark.parametrize("shared_nodes", [False, True])
-def test_one_posterior_graph_proposes_what_a_graph_per_call_does(shared_nodes) -> None:
+def test_one_compiled_posterior_graph_proposes_what_a_graph_per_call_does(shared_nodes) -> None:
     """The adapter builds hyperopt's posterior graph once and reuses it; hyperopt rebuilds it
     on every ``tpe.suggest``: the same proposals over a run past the start-up trials, on a
     conditional space (with shared nodes too, as seed 004's CASH tree), and hyperopt's own
@@ -191,3 +191,57 @@ def test_one_posterior_graph_proposes_what_a_graph_per_call_does(shared_nodes) -
     ]
     assert runs[0] == runs[1]
     assert tpe.build_posterior_wrapper is own
+
+
+def test_the_cash_tree_proposes_what_hyperopts_own_suggest_does() -> None:
+    """On seed 004's CASH tree (264 parameters, shared nodes, 11,644 posterior nodes) the adapter
+    runs hyperopt's graphs as compiled programs (hpo/optimizers/pyll_program.py) on one
+    posterior graph; hyperopt's own ``rand.suggest`` and ``tpe.suggest`` (``rec_eval``, a graph
+    per call) propose the same configurations, start-up and TPE proposals alike, and
+    ``pyll.rec_eval`` is hyperopt's own again after each call."""
+    from hyperopt import pyll
+
+    from experiments.spaces import load_cash_library
+    from hpo.cash.tpe import SharedNodeTPE
+    from hpo.cash_space import build_cash_space
+
+    own = pyll.rec_eval
+
+    class HyperoptsOwn(SharedNodeTPE):
+        def _suggest_on_one_graph(self, suggest, *arguments):
+            return suggest(*arguments)
+
+    cash = build_cash_space(load_cash_library(), "classification", nonnegative_inputs=True)
+    losses = {name: 0.1 + 0.01 * i for i, name in enumerate(cash.learners)}
+    runs = [
+        _loop(
+            cls(cash.space, 20, np.random.default_rng(3), n_startup_jobs=4),
+            lambda c: losses[c["learner"]] + 0.001 * len(c),
+            12,
+        )
+        for cls in (SharedNodeTPE, HyperoptsOwn)
+    ]
+    assert runs[0] == runs[1]
+    assert pyll.rec_eval is own
+
+
+def test_a_compiled_program_returns_what_rec_eval_does_draw_for_draw() -> None:
+    """A stochastic graph with shared nodes and a node returning a graph: the program, called
+    twice with generators of one seed, gives ``rec_eval``'s values each time."""
+    from hyperopt import hp, pyll
+    from hyperopt.pyll import scope
+
+    from hpo.optimizers.pyll_program import compile_graph
+
+    rng_node = pyll.Literal()
+    x = scope.uniform(0, 1, rng=rng_node)
+    y = scope.randint_via_categorical([0.2, 0.3, 0.5], rng=rng_node, size=(4,))
+    graph = pyll.as_apply({"x": x, "y": y, "z": scope.normal(x, 1, rng=rng_node), "w": x * 2})
+    program = compile_graph(graph, [rng_node])
+    assert program is not None
+    for _ in range(2):
+        want = pyll.rec_eval(graph, memo={rng_node: np.random.default_rng(11)})
+        got = program({rng_node: np.random.default_rng(11)})
+        assert got["x"] == want["x"] and got["z"] == want["z"] and got["w"] == want["w"]
+        assert list(got["y"]) == list(want["y"])
+    assert compile_graph(hp.choice("c", [1, 2]), []) is None  # a lazy switch: rec_eval's

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from hpo.optimizers.base import Optimizer, Proposal
+from hpo.optimizers.pyll_program import Program, compile_graph
 from hpo.space import Categorical, Integer, Parameter, Real, Space, Value
 
 SEED_N_STARTUP_JOBS = 1  # §2.1.2.1 / §2.2.1.3: "only one initial random point"
@@ -151,6 +152,7 @@ class TPEOptimizer(Optimizer):
         }
         self._suggest = partial(self._suggest_on_one_graph, partial(tpe.suggest, **self.settings))
         self._posterior: tuple | None = None  # hyperopt's posterior graph, built once
+        self._programs: dict[tuple, tuple[Any, Program | None]] = {}  # by graph and bindings
         self._hyperopt_space = hyperopt_space(space, self.shared_nodes)
         self._domain = Domain(lambda _: 0.0, self._hyperopt_space)
         self._parameters = {p.name: p for p in space.parameters}
@@ -190,31 +192,50 @@ class TPEOptimizer(Optimizer):
         from hyperopt import rand
 
         tids = {doc["misc"].get("from_tid", doc["tid"]) for doc in trials.trials}
-        return rand.suggest if len(tids) < self.settings["n_startup_jobs"] else self._suggest
+        if len(tids) < self.settings["n_startup_jobs"]:
+            return partial(self._suggest_on_one_graph, rand.suggest)
+        return self._suggest
 
     def _suggest_on_one_graph(self, suggest: Any, *arguments: Any) -> Any:
-        """``tpe.suggest`` with its posterior graph built on the first call and reused.
+        """``suggest`` (``tpe.suggest`` or ``rand.suggest``) with hyperopt's posterior graph
+        built on the first call and reused, and every graph run as a compiled program.
 
         hyperopt 0.3.0 rebuilds the same symbolic graph on every call
         (``build_posterior_wrapper``: placeholders for the observations, which each call then
         binds in a fresh ``memo``; evaluating the graph does not change it): half of TPE's time
-        on seed 004's CASH tree. Within the call, hyperopt's ``build_posterior_wrapper`` returns
-        this optimizer's graph; it is restored after. Proposals are identical
-        (tests/test_tpe.py)."""
-        from hyperopt import tpe
+        on seed 004's CASH tree. And it evaluates the graph with ``pyll.rec_eval``, which
+        re-discovers the graph's order on every call: most of the rest
+        (:mod:`hpo.optimizers.pyll_program`). Within the call, hyperopt's
+        ``build_posterior_wrapper`` returns this optimizer's graph and ``pyll.rec_eval`` runs
+        its program; both are restored after. Proposals are identical (tests/test_tpe.py)."""
+        from hyperopt import pyll, tpe
 
-        own = tpe.build_posterior_wrapper
+        own_posterior, own_rec_eval = tpe.build_posterior_wrapper, pyll.rec_eval
 
         def built_once(domain: Any, prior_weight: float, gamma: float) -> tuple:
             if self._posterior is None:
-                self._posterior = own(domain, prior_weight, gamma)
+                self._posterior = own_posterior(domain, prior_weight, gamma)
             return self._posterior
 
-        tpe.build_posterior_wrapper = built_once
+        def compiled(expr: Any, memo: Mapping[Any, Any] | None = None, **options: Any) -> Any:
+            program = self._program(expr, memo or {})
+            if program is None:
+                return own_rec_eval(expr, memo=memo, **options)
+            return program(memo or {})
+
+        tpe.build_posterior_wrapper, pyll.rec_eval = built_once, compiled
         try:
             return suggest(*arguments)
         finally:
-            tpe.build_posterior_wrapper = own
+            tpe.build_posterior_wrapper, pyll.rec_eval = own_posterior, own_rec_eval
+
+    def _program(self, expr: Any, memo: Mapping[Any, Any]) -> Program | None:
+        """The compiled program of ``expr`` (one of this optimizer's graphs, which it keeps
+        alive) with ``memo``'s nodes bound, compiled on first use."""
+        key = (id(expr), frozenset(id(node) for node in memo))
+        if key not in self._programs:
+            self._programs[key] = (expr, compile_graph(expr, memo))
+        return self._programs[key][1]
 
     def tell(self, proposal: Proposal, loss: float) -> None:
         from hyperopt import JOB_STATE_DONE, STATUS_FAIL, STATUS_OK
