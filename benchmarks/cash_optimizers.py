@@ -11,8 +11,9 @@ hundreds of milliseconds per fold, printed by every report's "Optimiser time" se
     python -m benchmarks.cash_optimizers [--n 300] [--methods random smac tpe irace smac_10batch]
 
 Peers of two speed-ups, measured in the same run (the proposals are the same with and without):
-``<name>/configspace-eq`` runs a SMAC method with ConfigSpace's own ``Configuration`` equality
-instead of :func:`hpo.optimizers.smac.fast_configuration_equality`; ``<name>/hyperopt-suggest``
+``<name>/configspace`` runs a SMAC method on ConfigSpace's own hot paths instead of
+:func:`hpo.optimizers.configspace_shortcuts.configspace_shortcuts` (its equality, hashing,
+iteration and neighbours); ``<name>/hyperopt-suggest``
 runs a TPE method through hyperopt's own ``tpe.suggest`` and ``rand.suggest`` (a posterior graph
 built on every proposal and evaluated by ``pyll.rec_eval``) instead of the adapter's
 (``TPEOptimizer._suggest_on_one_graph``: one graph, run as a compiled program).
@@ -31,7 +32,7 @@ from experiments.spaces import load_cash_library
 from hpo.cash import smac_instances
 from hpo.cash.methods import make_method
 from hpo.cash_space import build_cash_space
-from hpo.optimizers.smac import fast_configuration_equality
+from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
 from hpo.optimizers.tpe import TPEOptimizer
 
 ONE_GRAPH = TPEOptimizer._suggest_on_one_graph
@@ -45,16 +46,15 @@ def use_peer(variant: str) -> None:
     """Undo one speed-up for the next optimiser built (``variant``: see the module), or none."""
     if variant not in PEERS:
         raise SystemExit(f"unknown variant {variant!r}; valid: {', '.join(PEERS[1:])} or none")
-    peer = variant == "configspace-eq"
-    smac_instances.fast_configuration_equality = (  # type: ignore[assignment]
-        contextlib.nullcontext if peer else fast_configuration_equality
+    smac_instances.configspace_shortcuts = (  # type: ignore[assignment]
+        contextlib.nullcontext if variant == "configspace" else configspace_shortcuts
     )
     TPEOptimizer._suggest_on_one_graph = (  # type: ignore[method-assign]
         _hyperopts_own if variant == "hyperopt-suggest" else ONE_GRAPH
     )
 
 
-PEERS = ("", "configspace-eq", "hyperopt-suggest")
+PEERS = ("", "configspace", "hyperopt-suggest")
 
 
 def main() -> None:

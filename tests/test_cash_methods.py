@@ -222,7 +222,7 @@ def test_every_named_method_builds_and_unknown_settings_are_refused(small):
         MethodSpec("x", "hyperband")
 
 
-# --- SMAC's configuration equality (hpo.optimizers.smac.fast_configuration_equality) ------------
+# --- ConfigSpace's shortcuts (hpo.optimizers.configspace_shortcuts) -----------------------------
 
 
 def _pairs_of_configurations(small):
@@ -250,10 +250,12 @@ def _pairs_of_configurations(small):
     return pairs
 
 
-def test_smac_fast_equality_agrees_with_configspace_on_every_pair(small):
+def test_configspace_shortcuts_agree_with_configspace_on_every_pair(small):
+    """Equality, hash and iteration of each configuration, inside the block and out; equal
+    configurations hash equal inside; ConfigSpace's own are back after."""
     from ConfigSpace import Configuration
 
-    from hpo.optimizers.smac import _same_configuration, fast_configuration_equality
+    from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
 
     pairs = _pairs_of_configurations(small)
     own = [a == b for a, b in pairs]
@@ -263,26 +265,97 @@ def test_smac_fast_equality_agrees_with_configspace_on_every_pair(small):
         for a, b in pairs
     )
     assert nudged_equal > 0  # equal dictionaries with different vectors are among the pairs
-    assert [_same_configuration(a, b) for a, b in pairs] == own
-    with fast_configuration_equality():
-        assert Configuration.__eq__ is _same_configuration
+    configs = [c for pair in pairs for c in pair]
+    hashes, names = [hash(c) for c in configs], [list(c) for c in configs]
+    originals = (Configuration.__eq__, Configuration.__hash__, Configuration.__iter__)
+    with configspace_shortcuts():
+        assert Configuration.__eq__ is not originals[0]
         assert [a == b for a, b in pairs] == own
-    assert Configuration.__eq__ is not _same_configuration  # ConfigSpace's own is back
+        for _ in range(2):  # the second time from what each object remembers
+            assert [hash(c) for c in configs] == hashes
+        assert [list(c) for c in configs] == names
+        assert all(hash(a) == hash(b) for a, b in pairs if a == b)
+    assert (Configuration.__eq__, Configuration.__hash__, Configuration.__iter__) == originals
 
 
-def test_smac_proposals_are_unchanged_by_the_fast_equality_and_the_batched_best(small, monkeypatch):
+def test_a_remembered_hash_follows_the_configuration_when_it_changes(small):
+    from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
+    from hpo.optimizers.smac import to_configspace
+
+    space = to_configspace(small.space, seed=0)
+    config = space.sample_configuration()
+    with configspace_shortcuts():
+        before = hash(config)
+        config["learner"] = next(v for v in space["learner"].choices if v != config["learner"])
+        after = hash(config)
+    assert after == hash(config) and after != before
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_wave_neighbours_are_configspace_s_on_the_full_cash_space(task):
+    """Every parameter of 30 random configurations of the full CASH space changed to a random
+    value: the wave-wise ``change_hp_value`` gives ConfigSpace's vector, NaNs included."""
+    from ConfigSpace import CategoricalHyperparameter, util
+
+    from hpo.optimizers.configspace_shortcuts import _change_hp_value
+    from hpo.optimizers.smac import to_configspace
+
+    cash = build_cash_space(load_cash_library(), task, nonnegative_inputs=True)
+    space = to_configspace(cash.space, seed=0)
+    rng = np.random.default_rng(0)
+    changed = 0
+    for config in space.sample_configuration(30):
+        vector = config.get_array()
+        for index, name in enumerate(space.at):
+            hp = space[name]
+            value = (
+                float(rng.integers(len(hp.choices)))
+                if isinstance(hp, CategoricalHyperparameter)
+                else float(rng.random())
+            )
+            want = util.change_hp_value(space, vector.copy(), name, value, index)
+            got = _change_hp_value(space, vector.copy(), name, value, index)
+            assert np.array_equal(want, got, equal_nan=True), name
+            changed += not np.array_equal(want, vector, equal_nan=True)
+    assert changed > 1000
+
+
+@pytest.mark.parametrize("space, n", [("small", 80), ("cash", 40)])
+def test_smac_proposals_are_unchanged_by_the_shortcuts_and_the_batched_best(
+    space, n, request, monkeypatch
+):
     import contextlib
 
     import hpo.cash.smac_instances as smac_instances
 
+    cash_space = request.getfixturevalue(space)
+
     def proposals():
-        optimizer = make_method(load_methods()["smac"], small, 10, np.random.default_rng(5))
-        return [(r.config, r.instance) for r, _ in drive(optimizer, 80)]
+        optimizer = make_method(load_methods()["smac"], cash_space, 10, np.random.default_rng(5))
+        return [(r.config, r.instance) for r, _ in drive(optimizer, n)]
 
     fast = proposals()
-    monkeypatch.setattr(smac_instances, "fast_configuration_equality", contextlib.nullcontext)
+    monkeypatch.setattr(smac_instances, "configspace_shortcuts", contextlib.nullcontext)
     monkeypatch.setattr(smac_instances, "predict_best_in_one_batch", lambda facade: None)
+    monkeypatch.setattr(smac_instances, "impute_in_one_pass", lambda facade: None)
     assert proposals() == fast
+
+
+def test_the_forest_s_one_pass_imputation_is_smac_s(cash):
+    """Rows of the CASH space with their inactive (NaN) and infinite entries: the one-pass
+    imputation gives SMAC's per-column loop's array, bit for bit."""
+    from smac.model.random_forest.abstract_random_forest import AbstractRandomForest
+
+    from hpo.optimizers.smac import to_configspace
+
+    optimizer = make_method(load_methods()["smac"], cash, 10, np.random.default_rng(0))
+    model = optimizer.facade._model
+    X = np.array([c.get_array() for c in to_configspace(cash.space, 0).sample_configuration(64)])
+    X[::7, 3] = np.inf
+    want = AbstractRandomForest._impute_inactive(model, X)
+    got = model._impute_inactive(X)
+    assert np.isnan(X).any() and not np.isnan(got).any()
+    assert np.array_equal(want, got) and np.isnan(X).any()  # and X is left as it was
 
 
 def test_smac_s_forest_predicts_a_batch_row_by_row(small):

@@ -29,11 +29,12 @@ import numpy as np
 
 from hpo.cash.base import CashOptimizer, FullEvaluation, Request
 from hpo.cash_space import CashSpace
+from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
 from hpo.optimizers.smac import (
     _impute_defaults,
     _order_local_search_starts,
     _plain,
-    fast_configuration_equality,
+    impute_in_one_pass,
     predict_best_in_one_batch,
     to_configspace,
 )
@@ -61,7 +62,8 @@ def _facade(
     logging.getLogger("smac.runhistory.encoder.abstract_encoder").setLevel(logging.ERROR)
     seed = int(rng.integers(0, 2**31 - 1))
     configspace = to_configspace(cash.space, seed)
-    with tempfile.TemporaryDirectory(prefix="hpo-smac-") as directory:
+    # the facade draws its Sobol initial design on construction: ConfigSpace's shortcuts too
+    with tempfile.TemporaryDirectory(prefix="hpo-smac-") as directory, configspace_shortcuts():
         scenario = Scenario(
             configspace,
             output_directory=Path(directory),
@@ -82,6 +84,7 @@ def _facade(
             overwrite=True,
         )
     _impute_defaults(facade, configspace)
+    impute_in_one_pass(facade)
     _order_local_search_starts(facade)
     predict_best_in_one_batch(facade)
     # [decision] SMAC 2.4's forest uses every core (n_jobs=-1) through joblib threads; on shared
@@ -100,7 +103,7 @@ def _config(cash: CashSpace, info: Any) -> dict[str, Any]:
 
 
 def _ask(facade: Any) -> Any:
-    with warnings.catch_warnings(), fast_configuration_equality():
+    with warnings.catch_warnings(), configspace_shortcuts():
         # SMAC's local search averages an empty list for a log
         warnings.filterwarnings("ignore", category=RuntimeWarning)
         return facade.ask()
@@ -109,7 +112,7 @@ def _ask(facade: Any) -> Any:
 def _tell(facade: Any, info: Any, loss: float) -> None:
     from smac.runhistory import TrialValue
 
-    with fast_configuration_equality():
+    with configspace_shortcuts():
         facade.tell(info, TrialValue(cost=float(loss)), save=False)
 
 
