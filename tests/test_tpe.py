@@ -245,3 +245,23 @@ def test_a_compiled_program_returns_what_rec_eval_does_draw_for_draw() -> None:
         assert got["x"] == want["x"] and got["z"] == want["z"] and got["w"] == want["w"]
         assert list(got["y"]) == list(want["y"])
     assert compile_graph(hp.choice("c", [1, 2]), []) is None  # a lazy switch: rec_eval's
+
+
+def test_optimizers_of_one_space_share_its_graphs_and_propose_as_alone() -> None:
+    """The second optimizer of a space reuses the first one's domain, posterior graph and
+    programs (hyperopt_graphs); a run after another run proposes what it proposes first."""
+    space = load_space("ffnn_mrbi")
+
+    def run(seed: int) -> list[dict]:
+        return _loop(
+            TPEOptimizer(space, 30, np.random.default_rng(seed), n_startup_jobs=3),
+            lambda c: c["decay"],
+            12,
+        )
+
+    first = run(4)
+    run(5)
+    assert run(4) == first
+    a = TPEOptimizer(space, 3, np.random.default_rng(0))
+    b = TPEOptimizer(space, 3, np.random.default_rng(1))
+    assert a._graphs is b._graphs and a._graphs.programs and a._graphs.posteriors

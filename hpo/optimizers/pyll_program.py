@@ -49,10 +49,17 @@ class Program:
 def _evaluate_returned_graph(graph: Any, memo: Mapping[Any, Any]) -> Any:
     """A graph a node returned, evaluated as ``rec_eval`` does (it recurses with its memo):
     TPE's ``randint_via_categorical`` returns ``categorical`` of its arguments. Only the memo's
-    entries for the graph's own nodes are passed (``rec_eval`` would copy all 11,644)."""
-    from hyperopt.pyll import dfs
+    entries for the graph's own nodes are passed (``rec_eval`` would copy all 11,644). A graph of
+    one call on constants (``categorical``'s) is that call, as ``rec_eval`` would make it."""
+    from hyperopt.pyll import Literal, dfs, scope
     from hyperopt.pyll.base import rec_eval
 
+    if graph.name != "switch" and all(
+        isinstance(a, Literal) and a not in memo for a in graph.inputs()
+    ):
+        return scope._impls[graph.name](
+            *[a.obj for a in graph.pos_args], **{k: v.obj for k, v in graph.named_args}
+        )
     nodes: list[Any] = []
     dfs(graph, nodes, seqset={})
     return rec_eval(graph, memo={node: memo[node] for node in nodes if node in memo})
