@@ -16,7 +16,9 @@ Peers of two speed-ups, measured in the same run (the proposals are the same wit
 iteration and neighbours); ``<name>/hyperopt-suggest``
 runs a TPE method through hyperopt's own ``tpe.suggest`` and ``rand.suggest`` (a posterior graph
 built on every proposal and evaluated by ``pyll.rec_eval``) instead of the adapter's
-(``TPEOptimizer._suggest_on_one_graph``: one graph, run as a compiled program).
+(``TPEOptimizer._suggest_on_one_graph``: one graph, run as a compiled program). The TPE
+methods of one run share hyperopt's graphs of the space (``hyperopt_graphs``): the first TPE
+row pays for building them.
 """
 
 from __future__ import annotations
