@@ -28,7 +28,9 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import sys
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,10 +40,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 import yaml
 
 from experiments.autoweka_cluster import select, slurm_script, stage_of
-from experiments.results import _write_parquet
+from experiments.results import _umask, _write_parquet
 from experiments.spaces import AUTOWEKA_DIR, load_cash_library
 from hpo import seeding
 from hpo.cash.budget import TimeBudget
@@ -355,8 +358,29 @@ def write(run: AutowekaRun, outcome: dict, results_dir: Path) -> Path:
     summary = json.dumps(outcome["summary"], sort_keys=True, default=str).encode()
     metadata = {**(arrow.schema.metadata or {}), b"hpo.autoweka_summary": summary}
     _write_parquet(arrow.replace_schema_metadata(metadata), path, overwrite=False)
-    path.with_suffix(".json").write_text(summary.decode())
+    _write_summary(path, summary)
     return path
+
+
+def _write_summary(path: Path, summary: bytes) -> None:
+    """The run's JSON summary beside its results file, through a temporary file and a rename
+    (the report reads every JSON: a half-written one would break it)."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".json", dir=path.parent)
+    with os.fdopen(handle, "wb") as file:
+        file.write(summary)
+    os.chmod(temporary, 0o666 & ~_umask())  # as the results file, not mkstemp's 0600
+    os.replace(temporary, path.with_suffix(".json"))
+
+
+def finished(path: Path) -> bool:
+    """Whether the run whose results file is ``path`` has finished (the file is written
+    atomically, last but for its JSON summary). A summary lost to a kill between the two writes
+    is written again from the results file's metadata, so the report does not miss the run."""
+    if not path.exists():
+        return False
+    if not path.with_suffix(".json").exists():
+        _write_summary(path, pq.read_schema(path).metadata[b"hpo.autoweka_summary"])
+    return True
 
 
 def load_profile(name: str) -> dict[str, Any]:
@@ -452,7 +476,7 @@ def reproduce(
     results_dir = results_root / profile_name / "runs"
     for i, run in enumerate(runs, 1):
         path = results_dir / run.dataset / run.filename()
-        if path.exists():
+        if finished(path):
             continue
         outcome = execute(run, data_dir=data_dir, results_dir=results_dir)
         write(run, outcome, results_dir)
@@ -616,7 +640,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if run.learners is not None:
             cash_space_for(run, run.space_task or "classification")
         path = Path(args.results_dir) / run.dataset / run.filename()
-        if path.exists():
+        if finished(path):
             print(f"already finished, not run again (results are never overwritten): {path}")
             return 0
         outcome = execute(run, data_dir=args.data_dir, results_dir=Path(args.results_dir))

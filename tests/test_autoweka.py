@@ -42,6 +42,14 @@ def test_a_method_runs_by_name_and_its_results_show_the_choice(tmp_path, capsys)
     assert main(["run", "--method", "random", "--dataset", "sklearn-iris", "--budget", "8",
                  "--results-dir", str(tmp_path)]) == 0  # fmt: skip
     assert "already finished" in capsys.readouterr().out  # never run again or overwritten
+    summary_path = tmp_path / "sklearn-iris" / "random__seed0__rep0.json"
+    written = summary_path.read_bytes()
+    summary_path.unlink()  # a kill between the results file and its summary
+    assert main(["run", "--method", "random", "--dataset", "sklearn-iris", "--budget", "8",
+                 "--results-dir", str(tmp_path)]) == 0  # fmt: skip
+    assert "already finished" in capsys.readouterr().out
+    assert summary_path.read_bytes() == written  # restored from the results file, for the report
+    assert not list(tmp_path.glob("sklearn-iris/.*"))  # no temporary file left
 
 
 BASE = ["run", "--dataset", "sklearn-iris", "--budget", "5"]
