@@ -244,6 +244,12 @@ def test_the_report_has_the_grid_oracle_the_limited_grid_and_the_sets_not_run(
     )
     text = report.read_text()
     assert "## Datasets of the profile not run" in text and "**Slice (regression)**: no id" in text
+    random = summaries[summaries.method == "random"]
+    per_evaluation = 1e3 * random.optimizer_seconds.sum() / random.evaluations.sum()
+    overhead = text.split("## Optimiser time")[1]
+    assert "optimizer ms / evaluation" in overhead and "wall ms / evaluation" in overhead
+    row = next(line for line in overhead.splitlines() if line.startswith("| random |"))
+    assert float(row.split("|")[5]) == pytest.approx(per_evaluation, rel=5e-3)
     oracle = pd.read_csv(tmp_path / "report" / "table_4_2.tsv", sep="\t").set_index("dataset")
     points = grid_points(summaries, "openml:4136")
     assert len(points) == oracle.loc["openml:4136", "Grid models"] >= 6  # two runs' union
