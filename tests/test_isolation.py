@@ -51,10 +51,38 @@ def raise_value_error() -> None:
     raise ValueError("learner refused")
 
 
+def warn_inside_catch_warnings(text: str) -> int:
+    """A fit's numerical warning, after a ``catch_warnings`` as scikit-learn enters them."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+    np.log(np.zeros(1))  # RuntimeWarning: divide by zero encountered in log
+    warnings.warn(text, RuntimeWarning, stacklevel=1)
+    return 1
+
+
 @pytest.fixture
 def worker():
     with IsolatedWorker(EvaluationLimits(time_s=1.0, time_kind="wall", memory_mb=300)) as w:
         yield w
+
+
+def test_the_child_prints_a_repeated_warning_once_and_each_new_one():
+    """The fit child's warning printer (installed when it starts): a warning repeated past the
+    ``catch_warnings`` that clear Python's own registries is printed once; a new one is too."""
+    import warnings
+
+    from hpo.isolation import _show_each_warning_once
+
+    printed: list[str] = []
+    with warnings.catch_warnings():  # restores the printer after
+        warnings.simplefilter("default")
+        warnings.showwarning = lambda message, *rest: printed.append(str(message))
+        _show_each_warning_once()
+        for text in ("first", "first", "first", "second"):
+            warn_inside_catch_warnings(text)
+    assert printed == ["divide by zero encountered in log", "first", "second"]
 
 
 def test_a_call_returns_its_value(worker):
