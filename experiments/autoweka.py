@@ -28,9 +28,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,7 +42,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from experiments.autoweka_cluster import select, slurm_script, stage_of
-from experiments.results import _umask, _write_parquet
+from experiments.results import _write_parquet, write_file_atomically
 from experiments.spaces import AUTOWEKA_DIR, load_cash_library
 from hpo import seeding
 from hpo.cash.budget import TimeBudget
@@ -363,13 +361,10 @@ def write(run: AutowekaRun, outcome: dict, results_dir: Path) -> Path:
 
 
 def _write_summary(path: Path, summary: bytes) -> None:
-    """The run's JSON summary beside its results file, through a temporary file and a rename
-    (the report reads every JSON: a half-written one would break it)."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".json", dir=path.parent)
-    with os.fdopen(handle, "wb") as file:
-        file.write(summary)
-    os.chmod(temporary, 0o666 & ~_umask())  # as the results file, not mkstemp's 0600
-    os.replace(temporary, path.with_suffix(".json"))
+    """The run's JSON summary beside its results file, written atomically (the report reads
+    every JSON: a half-written one would break it)."""
+    json_path = path.with_suffix(".json")
+    write_file_atomically(json_path, lambda file: Path(file).write_bytes(summary), overwrite=True)
 
 
 def finished(path: Path) -> bool:

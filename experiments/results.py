@@ -13,6 +13,7 @@ import os
 import platform
 import subprocess
 import tempfile
+from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import lru_cache
 from importlib import metadata
@@ -210,14 +211,15 @@ SIDECAR_OPTIONS = {
 }
 
 
-def _write_parquet(arrow: pa.Table, path: Path, overwrite: bool, **options: Any) -> None:
-    """Write through a temporary file in the same folder, with the process's umask (mkstemp's
-    0600 would hide results from collaborators), then link (refuses to overwrite) or replace."""
+def write_file_atomically(path: Path, write: Callable[[str], None], overwrite: bool) -> None:
+    """``write(temporary)`` to a temporary file in ``path``'s folder, with the process's umask
+    (mkstemp's 0600 would hide results from collaborators), then link it to ``path`` (refuses to
+    overwrite) or replace ``path``; the temporary file is removed whatever happens."""
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(handle)
     try:
         os.chmod(temporary, 0o666 & ~_umask())
-        pq.write_table(arrow, temporary, **options)
+        write(temporary)
         if overwrite:
             os.replace(temporary, path)
         else:
@@ -225,6 +227,11 @@ def _write_parquet(arrow: pa.Table, path: Path, overwrite: bool, **options: Any)
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)
+
+
+def _write_parquet(arrow: pa.Table, path: Path, overwrite: bool, **options: Any) -> None:
+    """Write ``arrow`` to ``path`` atomically (:func:`write_file_atomically`)."""
+    write_file_atomically(path, lambda file: pq.write_table(arrow, file, **options), overwrite)
 
 
 def write_atomic(
