@@ -132,6 +132,21 @@ class HyperoptGraphs:
         self.posteriors: dict[tuple[float, float], tuple] = {}
         self.programs: dict[tuple, tuple[Any, Program | None]] = {}  # by graph and bindings
 
+    def posterior(self, build: Any, prior_weight: float, gamma: float) -> tuple:
+        """hyperopt's posterior graph for these settings: ``build(domain, prior_weight, gamma)``
+        (its ``build_posterior_wrapper``) on first use."""
+        if (prior_weight, gamma) not in self.posteriors:
+            self.posteriors[prior_weight, gamma] = build(self.domain, prior_weight, gamma)
+        return self.posteriors[prior_weight, gamma]
+
+    def program(self, expr: Any, memo: Mapping[Any, Any]) -> Program | None:
+        """The compiled program of ``expr`` (one of these graphs, which the programs keep alive)
+        with ``memo``'s nodes bound, compiled on first use."""
+        key = (id(expr), frozenset(id(node) for node in memo))
+        if key not in self.programs:
+            self.programs[key] = (expr, compile_graph(expr, memo))
+        return self.programs[key][1]
+
 
 @functools.lru_cache(maxsize=8)
 def hyperopt_graphs(space: Space, shared_nodes: bool) -> HyperoptGraphs:
@@ -174,7 +189,6 @@ class TPEOptimizer(Optimizer):
         }
         self._suggest = partial(self._suggest_on_one_graph, partial(tpe.suggest, **self.settings))
         self._graphs = hyperopt_graphs(space, self.shared_nodes)
-        self._domain = self._graphs.domain
         self._parameters = {p.name: p for p in space.parameters}
         self._trials = Trials()
         self._pending: list[tuple[Proposal, dict[str, Any]]] = []
@@ -195,7 +209,7 @@ class TPEOptimizer(Optimizer):
         new_ids = trials.new_trial_ids(1)
         trials.refresh()
         seed = int(self.rng.integers(2**31 - 1))
-        (doc,) = self._startup_or_tpe(trials)(new_ids, self._domain, trials, seed)
+        (doc,) = self._startup_or_tpe(trials)(new_ids, self._graphs.domain, trials, seed)
         trials.insert_trial_docs([doc])
         trials.refresh()
         point = {label: values[0] for label, values in doc["misc"]["vals"].items() if values}
@@ -233,13 +247,10 @@ class TPEOptimizer(Optimizer):
         own_posterior, own_rec_eval = tpe.build_posterior_wrapper, pyll.rec_eval
 
         def built_once(domain: Any, prior_weight: float, gamma: float) -> tuple:
-            posteriors = self._graphs.posteriors
-            if (prior_weight, gamma) not in posteriors:
-                posteriors[prior_weight, gamma] = own_posterior(domain, prior_weight, gamma)
-            return posteriors[prior_weight, gamma]
+            return self._graphs.posterior(own_posterior, prior_weight, gamma)
 
         def compiled(expr: Any, memo: Mapping[Any, Any] | None = None, **options: Any) -> Any:
-            program = self._program(expr, memo or {})
+            program = self._graphs.program(expr, memo or {})
             if program is None:
                 return own_rec_eval(expr, memo=memo, **options)
             return program(memo or {})
@@ -249,15 +260,6 @@ class TPEOptimizer(Optimizer):
             return suggest(*arguments)
         finally:
             tpe.build_posterior_wrapper, pyll.rec_eval = own_posterior, own_rec_eval
-
-    def _program(self, expr: Any, memo: Mapping[Any, Any]) -> Program | None:
-        """The compiled program of ``expr`` (one of this space's graphs, which the programs
-        keep alive) with ``memo``'s nodes bound, compiled on first use."""
-        programs = self._graphs.programs
-        key = (id(expr), frozenset(id(node) for node in memo))
-        if key not in programs:
-            programs[key] = (expr, compile_graph(expr, memo))
-        return programs[key][1]
 
     def tell(self, proposal: Proposal, loss: float) -> None:
         from hyperopt import JOB_STATE_DONE, STATUS_FAIL, STATUS_OK
