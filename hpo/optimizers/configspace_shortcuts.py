@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,6 +130,16 @@ def _change_plan(dag: Any, hp_name: str) -> list[_Wave] | None:
 _CHANGE_PLANS: dict[int, dict[str, list[_Wave] | None]] = {}  # id(dag) -> {name: waves}
 
 
+def _for_object(cache: dict[int, Any], owner: Any, build: Callable[[], Any]) -> Any:
+    """``cache``'s entry for ``owner``, built on first use and dropped when ``owner`` is
+    collected (ConfigSpace's spaces and DAGs are not hashable, so the key is their id)."""
+    key = id(owner)
+    if key not in cache:
+        cache[key] = build()
+        weakref.finalize(owner, cache.pop, key, None)
+    return cache[key]
+
+
 def _change_hp_value(
     configuration_space: Any,
     configuration_array: np.ndarray,
@@ -142,10 +152,7 @@ def _change_hp_value(
     On the CASH space a change of the learner walks 145 conditions: most of SMAC's local search
     time. Same vectors as ConfigSpace's (tests/test_cash_methods.py)."""
     dag = configuration_space._dag
-    plans = _CHANGE_PLANS.get(id(dag))
-    if plans is None:  # a space's plans live as long as its DAG (which is not hashable)
-        plans = _CHANGE_PLANS[id(dag)] = {}
-        weakref.finalize(dag, _CHANGE_PLANS.pop, id(dag), None)
+    plans = _for_object(_CHANGE_PLANS, dag, dict)
     if hp_name not in plans:
         plans[hp_name] = _change_plan(dag, hp_name)
     waves = plans[hp_name]
@@ -163,14 +170,15 @@ def _active_names(self: Any) -> Iterator[str]:
     """ConfigSpace 1.2's ``Configuration.__iter__`` (the active names, in the space's order),
     with the NaN test done on the whole vector at once."""
     space = self.config_space
-    order = _ITERATION_ORDER.get(id(space))
-    if order is None:  # a space's order lives as long as the space (which is not hashable)
-        names = list(space)
-        order = _ITERATION_ORDER[id(space)] = (names, np.array([space.index_of[n] for n in names]))
-        weakref.finalize(space, _ITERATION_ORDER.pop, id(space), None)
-    names, indices = order
+    names, indices = _for_object(_ITERATION_ORDER, space, lambda: _iteration_order(space))
     active = ~np.isnan(self._vector[indices])
     return iter([name for name, on in zip(names, active.tolist(), strict=True) if on])
+
+
+def _iteration_order(space: Any) -> tuple[list[str], np.ndarray]:
+    """The space's names in its own iteration order, and their indices in a vector."""
+    names = list(space)
+    return names, np.array([space.index_of[name] for name in names])
 
 
 _ITERATION_ORDER: dict[int, tuple[list[str], np.ndarray]] = {}  # id(space) -> names, indices
@@ -200,21 +208,18 @@ def configspace_shortcuts() -> Iterator[None]:
     if Configuration.__eq__ is _same_configuration:  # already inside a block
         yield
         return
-    own = {
-        "__eq__": Configuration.__eq__,
-        "__hash__": Configuration.__hash__,
-        "__iter__": Configuration.__iter__,
-        "change_hp_value": util.change_hp_value,
-    }
-    _CONFIGSPACE.update(own)
-    Configuration.__eq__ = _same_configuration  # type: ignore[method-assign]
-    Configuration.__hash__ = _remembered_hash  # type: ignore[method-assign]
-    Configuration.__iter__ = _active_names  # type: ignore[method-assign]
-    util.change_hp_value = _change_hp_value
+    shortcuts = [
+        (Configuration, "__eq__", _same_configuration),
+        (Configuration, "__hash__", _remembered_hash),
+        (Configuration, "__iter__", _active_names),
+        (util, "change_hp_value", _change_hp_value),
+    ]
+    own = [(owner, name, getattr(owner, name)) for owner, name, _ in shortcuts]
+    _CONFIGSPACE.update({name: function for _, name, function in own})
+    for owner, name, function in shortcuts:
+        setattr(owner, name, function)
     try:
         yield
     finally:
-        Configuration.__eq__ = own["__eq__"]  # type: ignore[method-assign]
-        Configuration.__hash__ = own["__hash__"]  # type: ignore[method-assign]
-        Configuration.__iter__ = own["__iter__"]  # type: ignore[method-assign]
-        util.change_hp_value = own["change_hp_value"]
+        for owner, name, function in own:
+            setattr(owner, name, function)
