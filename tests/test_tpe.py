@@ -198,14 +198,14 @@ def test_the_cash_tree_proposes_what_hyperopts_own_suggest_does() -> None:
     runs hyperopt's graphs as compiled programs (hpo/optimizers/pyll_program.py) on one
     posterior graph; hyperopt's own ``rand.suggest`` and ``tpe.suggest`` (``rec_eval``, a graph
     per call) propose the same configurations, start-up and TPE proposals alike, and
-    ``pyll.rec_eval`` is hyperopt's own again after each call."""
-    from hyperopt import pyll
+    ``pyll.rec_eval`` and ``tpe.miscs_to_idxs_vals`` are hyperopt's own again after each call."""
+    from hyperopt import pyll, tpe
 
     from experiments.spaces import load_cash_library
     from hpo.cash.tpe import SharedNodeTPE
     from hpo.cash_space import build_cash_space
 
-    own = pyll.rec_eval
+    own, own_columns = pyll.rec_eval, tpe.miscs_to_idxs_vals
 
     class HyperoptsOwn(SharedNodeTPE):
         def _suggest_on_one_graph(self, suggest, *arguments):
@@ -222,7 +222,7 @@ def test_the_cash_tree_proposes_what_hyperopts_own_suggest_does() -> None:
         for cls in (SharedNodeTPE, HyperoptsOwn)
     ]
     assert runs[0] == runs[1]
-    assert pyll.rec_eval is own
+    assert pyll.rec_eval is own and tpe.miscs_to_idxs_vals is own_columns
 
 
 def test_a_compiled_program_returns_what_rec_eval_does_draw_for_draw() -> None:
@@ -265,3 +265,26 @@ def test_optimizers_of_one_space_share_its_graphs_and_propose_as_alone() -> None
     a = TPEOptimizer(space, 3, np.random.default_rng(0))
     b = TPEOptimizer(space, 3, np.random.default_rng(1))
     assert a._graphs is b._graphs and a._graphs.programs and a._graphs.posteriors
+
+
+def test_observed_columns_are_hyperopts_as_trials_grow_or_change() -> None:
+    """ObservedColumns (hyperopt's ``miscs_to_idxs_vals`` kept up to date) gives hyperopt's own
+    columns after trials are added, and again after a call whose trials are not the last call's
+    plus new ones (then it rebuilds)."""
+    from hyperopt.base import miscs_to_idxs_vals
+
+    from hpo.optimizers.tpe import ObservedColumns
+
+    def misc(tid: int, active: bool) -> dict:
+        return {
+            "tid": tid,
+            "idxs": {"a": [tid], "b": [tid] if active else []},
+            "vals": {"a": [0.1 * tid], "b": [tid % 3] if active else []},
+        }
+
+    miscs = [misc(t, t % 2 == 0) for t in range(6)]
+    columns = ObservedColumns()
+    for seen in ([], miscs[:2], miscs[:5], miscs, miscs[:3], miscs[1:], [misc(9, True)] + miscs):
+        assert columns(seen, ["a", "b"]) == (
+            miscs_to_idxs_vals(seen, keys=["a", "b"]) if seen else ({"a": [], "b": []},) * 2
+        )
