@@ -320,6 +320,33 @@ def test_wave_neighbours_are_configspace_s_on_the_full_cash_space(task):
     assert changed > 1000
 
 
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_one_pass_deactivation_is_configspace_s_on_sobol_designs(task):
+    """SMAC's Sobol initial design of the full CASH space made into configurations
+    (``transform_continuous_designs``) with the one-pass deactivation and with ConfigSpace's
+    own: the same vectors, NaNs included, and the same values, over many learners."""
+    from scipy.stats.qmc import Sobol
+    from smac.utils import configspace as smacs_configspace
+
+    from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
+    from hpo.optimizers.smac import to_configspace
+
+    cash = build_cash_space(load_cash_library(), task, nonnegative_inputs=True)
+    space = to_configspace(cash.space, seed=0)
+    design = Sobol(d=len(space), scramble=True, seed=3).random(16)
+    own = smacs_configspace.deactivate_inactive_hyperparameters
+    want = smacs_configspace.transform_continuous_designs(design.copy(), "sobol", space)
+    with configspace_shortcuts():
+        assert smacs_configspace.deactivate_inactive_hyperparameters is not own
+        got = smacs_configspace.transform_continuous_designs(design.copy(), "sobol", space)
+    assert smacs_configspace.deactivate_inactive_hyperparameters is own
+    assert len(got) == len(want) == 16
+    for a, b in zip(want, got, strict=True):
+        assert np.array_equal(a.get_array(), b.get_array(), equal_nan=True)
+        assert dict(a) == dict(b)
+    assert len({c["learner"] for c in want}) > 8
+
+
 @pytest.mark.parametrize("space, n", [("small", 80), ("cash", 40)])
 def test_smac_proposals_are_unchanged_by_the_shortcuts_and_the_batched_best(
     space, n, request, monkeypatch
