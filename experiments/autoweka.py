@@ -245,7 +245,9 @@ def execute(
             )
         rng = seeding.rng(run.seed, data.name, run.repetition, "autoweka", run.method)
         settings = {**calibrated, **run.settings}
+        started = time.perf_counter()
         optimizer = make_method(spec, cash, objective.n_instances, rng, **settings)
+        setup_seconds = time.perf_counter() - started  # before the budget's clock starts
         result = run_cash(optimizer, objective, budget, cv_objective=cv)
         oracle = []
         if spec.family in ORACLE_FAMILIES:
@@ -253,6 +255,7 @@ def execute(
     finally:
         evaluator.close()
     summary = summarize(run, data, cash, budget, result)
+    summary["setup_seconds"] = setup_seconds
     summary["oracle_points"] = oracle
     if budget_source:
         summary["max_evaluations"] = getattr(optimizer, "max_evaluations", None)

@@ -248,8 +248,12 @@ def test_the_report_has_the_grid_oracle_the_limited_grid_and_the_sets_not_run(
     per_evaluation = 1e3 * random.optimizer_seconds.sum() / random.evaluations.sum()
     overhead = text.split("## Optimiser time")[1]
     assert "optimizer ms / evaluation" in overhead and "wall ms / evaluation" in overhead
+    header = next(line for line in overhead.splitlines() if line.startswith("| method |"))
     row = next(line for line in overhead.splitlines() if line.startswith("| random |"))
-    assert float(row.split("|")[5]) == pytest.approx(per_evaluation, rel=5e-3)
+    cells = dict(zip(header.split("|"), row.split("|"), strict=True))
+    assert float(cells[" optimizer ms / evaluation "]) == pytest.approx(per_evaluation, rel=5e-3)
+    setup = summaries[summaries.method == "random"].setup_seconds.sum()
+    assert float(cells[" setup_seconds "]) == pytest.approx(setup, rel=5e-3) and setup > 0
     oracle = pd.read_csv(tmp_path / "report" / "table_4_2.tsv", sep="\t").set_index("dataset")
     points = grid_points(summaries, "openml:4136")
     assert len(points) == oracle.loc["openml:4136", "Grid models"] >= 6  # two runs' union
