@@ -288,3 +288,32 @@ def test_observed_columns_are_hyperopts_as_trials_grow_or_change() -> None:
         assert columns(seen, ["a", "b"]) == (
             miscs_to_idxs_vals(seen, keys=["a", "b"]) if seen else ({"a": [], "b": []},) * 2
         )
+
+
+def test_split_trials_returns_hyperopts_arrays() -> None:
+    """SplitTrials (hyperopt's ``ap_split_trials`` with the losses' split done once per
+    proposal) returns hyperopt's arrays: values, order and dtype, an empty side included, for
+    integer and real labels, as the losses change between calls."""
+    from hyperopt.tpe import ap_split_trials
+
+    from hpo.optimizers.tpe import SplitTrials
+
+    rng = np.random.default_rng(0)
+    split = SplitTrials()
+    for n in (1, 4, 30, 90):
+        tids = tuple(range(n))
+        losses = list(rng.random(n))
+        for kind in ("int", "real", "none"):
+            active = [t for t in tids if rng.random() < 0.6] if kind != "none" else []
+            values = [
+                int(rng.integers(5)) if kind == "int" else float(rng.random()) for _ in active
+            ]
+            for gamma in (0.25, 1.0):
+                want = ap_split_trials(active, values, tids, losses, gamma)
+                got = split(active, values, tids, losses, gamma)
+                for a, b in zip(want, got, strict=True):
+                    assert a.dtype == b.dtype and a.tolist() == b.tolist()
+    # one trial, active, an integer label: the other side is empty (float64, as hyperopt's)
+    want = ap_split_trials([0], [3], (0,), [0.5], 0.25)
+    got = split([0], [3], (0,), [0.5], 0.25)
+    assert [a.dtype for a in got] == [a.dtype for a in want] == [np.int64, np.float64]

@@ -21,7 +21,7 @@ one ``categorical`` call, is that call. A graph with a lazy
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 _NOT_YET = object()  # the value of a node the program has not reached
@@ -128,9 +128,12 @@ def _randint_via_categorical(p: Any, rng: Any = None, size: Any = ()) -> Any:
 _CALLED_DIRECTLY = {"randint_via_categorical": _randint_via_categorical}
 
 
-def compile_graph(expr: Any, given: Iterable[Any]) -> Program | None:
+def compile_graph(
+    expr: Any, given: Iterable[Any], replacements: Mapping[str, Callable] | None = None
+) -> Program | None:
     """``expr``'s program with the nodes of ``given`` bound at each call, or ``None`` when the
-    graph has a node ``rec_eval`` evaluates lazily (``switch``)."""
+    graph has a node ``rec_eval`` evaluates lazily (``switch``). ``replacements``: functions
+    called instead of the pyll functions of those names, which must return what they return."""
     from hyperopt.pyll import Literal, as_apply, dfs, scope
 
     top = as_apply(expr)
@@ -139,6 +142,7 @@ def compile_graph(expr: Any, given: Iterable[Any]) -> Program | None:
     dfs(top, nodes, seqset=inputs)
     if any(node.name == "switch" for node in nodes):
         return None
+    called = {**_CALLED_DIRECTLY, **(replacements or {})}
     done = set(given)
     literals: dict[Any, Any] = {}
     calls: list[tuple] = []
@@ -156,7 +160,7 @@ def compile_graph(expr: Any, given: Iterable[Any]) -> Program | None:
             todo.append(node)
             todo.extend(waiting_on)
         else:
-            function = _CALLED_DIRECTLY.get(node.name) or scope._impls[node.name]
+            function = called.get(node.name) or scope._impls[node.name]
             calls.append((node, function, tuple(node.pos_args), tuple(node.named_args)))
             done.add(node)
     return Program(top, literals, calls)

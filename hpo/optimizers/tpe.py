@@ -145,8 +145,56 @@ class HyperoptGraphs:
         with ``memo``'s nodes bound, compiled on first use."""
         key = (id(expr), frozenset(id(node) for node in memo))
         if key not in self.programs:
-            self.programs[key] = (expr, compile_graph(expr, memo))
+            self.programs[key] = (
+                expr,
+                compile_graph(expr, memo, {"ap_split_trials": SplitTrials()}),
+            )
         return self.programs[key][1]
+
+
+class SplitTrials:
+    """hyperopt's ``tpe.ap_split_trials`` (0.3.0): a label's observed values split into those of
+    the ``ceil(gamma * sqrt(n))`` best trials (at most ``gamma_cap``) and those of the rest, in
+    observation order. The posterior graph calls it once per label (257 on seed 004's CASH tree)
+    with the same trial ids and losses, whose split hyperopt recomputes each time: a fifth of
+    TPE's time after 70 proposals. This splits them once per proposal (``tpe.suggest`` builds
+    the ids and losses afresh for each proposal and never changes them: the last ones are held,
+    so that an id cannot be reused, and compared by identity) and loops over Python numbers
+    instead of numpy scalars. The arrays are hyperopt's: values, order and dtype, an empty
+    side ``np.asarray([])``."""
+
+    def __init__(self) -> None:
+        self._last: tuple = ()
+
+    def __call__(
+        self, o_idxs: Any, o_vals: Any, l_idxs: Any, l_vals: Any, gamma: float, gamma_cap: int = 25
+    ) -> tuple[np.ndarray, np.ndarray]:
+        below_ids, above_ids = self._split(l_idxs, l_vals, gamma, gamma_cap)
+        o_vals = np.asarray(o_vals)
+        observed = list(zip(np.asarray(o_idxs).tolist(), o_vals.tolist(), strict=False))
+        return _values_of(observed, below_ids, o_vals.dtype), _values_of(
+            observed, above_ids, o_vals.dtype
+        )
+
+    def _split(self, l_idxs: Any, l_vals: Any, gamma: float, gamma_cap: int) -> tuple[set, set]:
+        last = self._last
+        if (
+            not last
+            or last[0] is not l_idxs
+            or last[1] is not l_vals
+            or last[2:4] != (gamma, gamma_cap)
+        ):
+            ids, losses = np.asarray(l_idxs), np.asarray(l_vals)
+            n_below = min(int(np.ceil(gamma * np.sqrt(len(losses)))), gamma_cap)
+            order = np.argsort(losses)
+            split = (set(ids[order[:n_below]].tolist()), set(ids[order[n_below:]].tolist()))
+            self._last = (l_idxs, l_vals, gamma, gamma_cap, split)
+        return self._last[4]
+
+
+def _values_of(observed: list[tuple], trials: set, dtype: np.dtype) -> np.ndarray:
+    values = [v for i, v in observed if i in trials]
+    return np.asarray(values, dtype=dtype) if values else np.asarray([])
 
 
 class ObservedColumns:
