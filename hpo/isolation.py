@@ -13,7 +13,10 @@ Seed 004 (Thornton 2014, §3 "resource handling" and §4.1) runs every learner u
   memory against the memory limit. A breach kills the child (SIGKILL) and the call returns an
   :class:`IsolatedResult` whose ``failure`` says which limit; the next call starts a fresh
   child. A child that dies on its own (a segfault, the kernel's OOM killer) is a ``crash``
-  failure the same way, so nothing the parent holds is lost.
+  failure the same way, so nothing the parent holds is lost. A child whose parent is killed
+  from outside exits within a second, also in the middle of a fit (a thread of the child
+  watches the parent; a fit in C code that holds Python's interpreter lock throughout is
+  stopped when it next releases it).
 
 Memory is measured as resident set size (RSS), the closest thing to a JVM heap cap on a Python
 process; as a backstop against an allocation faster than the poll, the child's address space
@@ -32,6 +35,7 @@ import multiprocessing
 import os
 import resource
 import signal
+import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -125,9 +129,26 @@ def _show_each_warning_once() -> None:
     warnings.showwarning = first_time
 
 
-def _child_loop(conn: Any, memory_mb: float | None) -> None:
-    """The child: receive ``(fn, args)``, answer ``("ok", value)`` or ``("error", exc)``."""
+def _exit_when_gone(parent: psutil.Process, period_s: float) -> None:
+    """Exit the child once ``parent`` (the process that owns the worker) is gone: a parent
+    killed from outside cannot stop its child, whose fit would otherwise run on unsupervised
+    (no limit is enforced once the parent is gone). ``is_running`` compares the process's
+    start time, so a reused process id does not count as the parent."""
+    while parent.is_running():
+        time.sleep(period_s)
+    os._exit(1)
+
+
+def _child_loop(conn: Any, memory_mb: float | None, parent_pid: int | None = None) -> None:
+    """The child: receive ``(fn, args)``, answer ``("ok", value)`` or ``("error", exc)``; with
+    ``parent_pid``, exit within a second once that process is gone (:func:`_exit_when_gone`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when the child stops
+    if parent_pid is not None:
+        try:
+            parent = psutil.Process(parent_pid)
+        except psutil.NoSuchProcess:
+            return
+        threading.Thread(target=_exit_when_gone, args=(parent, 0.5), daemon=True).start()
     _show_each_warning_once()
     me = psutil.Process()
     while True:
@@ -176,7 +197,7 @@ class IsolatedWorker:
     def _start(self) -> None:
         parent, child = self._context.Pipe()
         process = self._context.Process(
-            target=_child_loop, args=(child, self.limits.memory_mb), daemon=True
+            target=_child_loop, args=(child, self.limits.memory_mb, os.getpid()), daemon=True
         )
         process.start()
         child.close()

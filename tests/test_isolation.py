@@ -309,3 +309,51 @@ def test_run_py_limits_settings_are_checked_before_a_run():
     assert _limits({"enabled": True, "time_s": 5}).time_s == 5
     with pytest.raises(ValueError, match="limits.time_s must be > 0"):
         _limits({"enabled": True, "time_s": 0})
+
+
+def test_a_child_exits_when_its_parent_is_killed_in_the_middle_of_a_call(tmp_path):
+    """A parent killed from outside (SIGKILL, nothing can run in it) while its child is in a
+    60 s call: the child exits within a few seconds instead of running the call to its end."""
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+
+    script = tmp_path / "parent.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os, signal, threading, time
+            from hpo.isolation import EvaluationLimits, IsolatedWorker
+
+            worker = IsolatedWorker(EvaluationLimits(time_s=120, time_kind="wall"))
+
+            def kill_me():
+                while worker.pid is None:
+                    time.sleep(0.05)
+                time.sleep(1.0)
+                print(worker.pid, flush=True)
+                os.kill(os.getpid(), signal.SIGKILL)
+
+            if __name__ == "__main__":
+                threading.Thread(target=kill_me, daemon=True).start()
+                worker.run(time.sleep, 60)
+            """
+        )
+    )
+    # the forkserver and the child inherit the output pipe: read the line, do not wait for EOF
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    assert parent.wait(timeout=60) == -signal.SIGKILL
+    parent.stdout.close()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(child).status() == psutil.STATUS_ZOMBIE:
+                break
+        except psutil.NoSuchProcess:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(child, 9)
+        raise AssertionError(f"the child {child} outlived its killed parent by 5 s")
