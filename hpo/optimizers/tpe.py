@@ -156,20 +156,31 @@ class SplitTrials:
     """hyperopt's ``tpe.ap_split_trials`` (0.3.0): a label's observed values split into those of
     the ``ceil(gamma * sqrt(n))`` best trials (at most ``gamma_cap``) and those of the rest, in
     observation order. The posterior graph calls it once per label (257 on seed 004's CASH tree)
-    with the same trial ids and losses, whose split hyperopt recomputes each time: a fifth of
+    with the same trial ids and losses, whose split hyperopt recomputes each time: a seventh of
     TPE's time after 70 proposals. This splits them once per proposal (``tpe.suggest`` builds
     the ids and losses afresh for each proposal and never changes them: the last ones are held,
     so that an id cannot be reused, and compared by identity) and loops over Python numbers
     instead of numpy scalars. The arrays are hyperopt's: values, order and dtype, an empty
-    side ``np.asarray([])``."""
+    side ``np.asarray([])``. The optimizers of a space share it with its program; what it keeps
+    is only that cache."""
 
     def __init__(self) -> None:
+        from hyperopt.tpe import DEFAULT_LF  # ap_split_trials' default gamma_cap
+
+        self._default_cap = DEFAULT_LF
         self._last: tuple = ()
 
     def __call__(
-        self, o_idxs: Any, o_vals: Any, l_idxs: Any, l_vals: Any, gamma: float, gamma_cap: int = 25
+        self,
+        o_idxs: Any,
+        o_vals: Any,
+        l_idxs: Any,
+        l_vals: Any,
+        gamma: float,
+        gamma_cap: int | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        below_ids, above_ids = self._split(l_idxs, l_vals, gamma, gamma_cap)
+        cap = self._default_cap if gamma_cap is None else gamma_cap
+        below_ids, above_ids = self._split(l_idxs, l_vals, gamma, cap)
         o_vals = np.asarray(o_vals)
         observed = list(zip(np.asarray(o_idxs).tolist(), o_vals.tolist(), strict=False))
         return _values_of(observed, below_ids, o_vals.dtype), _values_of(
