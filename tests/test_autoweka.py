@@ -12,6 +12,7 @@ import pytest
 
 from analysis.autoweka.report import (
     best_of_k,
+    optimiser_time,
     read_seed_table,
     significantly_better,
     win_matrix,
@@ -339,3 +340,23 @@ def test_a_regression_fit_predicting_nan_is_a_failed_fold_and_smac_goes_on(monke
         assert run.incumbent["learner"] == "linear_regression" and np.isfinite(run.test_error)
     finally:
         evaluator.close()
+
+
+def test_optimiser_time_sums_setup_only_where_every_run_measured_it():
+    """Runs recorded before ``setup_seconds`` existed (a resumed profile mixes both) leave their
+    method's setup total empty rather than a sum over some of its runs."""
+    summaries = pd.DataFrame(
+        {
+            "method": ["smac", "smac", "tpe", "tpe"],
+            "optimizer_seconds": [3.0, 5.0, 1.0, 1.0],
+            "wall_seconds": [15.0, 15.0, 15.0, 15.0],
+            "evaluations": [100, 100, 50, 150],
+            "setup_seconds": [0.1, 0.2, 0.3, np.nan],
+        }
+    )
+    table = optimiser_time(summaries)
+    assert table.loc["smac", "setup_seconds"] == pytest.approx(0.3)
+    assert np.isnan(table.loc["tpe", "setup_seconds"])
+    assert table.loc["smac", "optimizer share %"] == pytest.approx(100 * 8 / 30)
+    assert table.loc["tpe", "optimizer ms / evaluation"] == pytest.approx(10.0)
+    assert np.isnan(optimiser_time(summaries.drop(columns="setup_seconds")).setup_seconds).all()

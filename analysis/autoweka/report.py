@@ -72,6 +72,22 @@ def load_summaries(results_dir: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def optimiser_time(summaries: pd.DataFrame) -> pd.DataFrame:
+    """Per method: the optimiser's seconds (ask + tell), the runs' wall seconds, evaluations and
+    setup seconds (building the optimisers; a method's total only when every one of its runs
+    measured it, else NaN), and the optimiser's milliseconds per evaluation and share."""
+    setup = summaries.get("setup_seconds", pd.Series(np.nan, summaries.index))
+    overhead = summaries.groupby("method")[["optimizer_seconds", "wall_seconds", "evaluations"]]
+    overhead = overhead.sum()
+    overhead["setup_seconds"] = setup.groupby(summaries.method).agg(
+        lambda seconds: seconds.sum() if seconds.notna().all() else np.nan
+    )
+    overhead["optimizer ms / evaluation"] = 1e3 * overhead.optimizer_seconds / overhead.evaluations
+    overhead["wall ms / evaluation"] = 1e3 * overhead.wall_seconds / overhead.evaluations
+    overhead["optimizer share %"] = 100 * overhead.optimizer_seconds / overhead.wall_seconds
+    return overhead
+
+
 def best_of_k(
     runs: pd.DataFrame, k: int, n_bootstrap: int, rng: np.random.Generator
 ) -> dict[str, np.ndarray]:
@@ -579,22 +595,15 @@ def write_report(
     sections.append(
         "## Every run\n\n" + _md(summaries[columns].sort_values(["dataset", "method", "seed"]))
     )
-    timed = summaries.assign(
-        setup_seconds=summaries.get("setup_seconds", pd.Series(np.nan, summaries.index))
-    )
-    overhead = timed.groupby("method")[
-        ["optimizer_seconds", "wall_seconds", "evaluations", "setup_seconds"]
-    ].sum(min_count=1)
-    overhead["optimizer ms / evaluation"] = 1e3 * overhead.optimizer_seconds / overhead.evaluations
-    overhead["wall ms / evaluation"] = 1e3 * overhead.wall_seconds / overhead.evaluations
-    overhead["optimizer share %"] = 100 * overhead.optimizer_seconds / overhead.wall_seconds
+    overhead = optimiser_time(summaries)
     sections.append(
         "## Optimiser time (ask + tell) as a share of the runs' wall time\n\n"
         "An evaluation is one configuration on one instance (fold). The optimiser's time per "
         "evaluation depends on the space, not on the data; the share falls as fits lengthen. "
         "`setup_seconds`: building the optimisers (SMAC's initial design; hyperopt's domain "
-        "in a process's first TPE run), before each run's budget clock starts (empty for runs "
-        "recorded before it was measured).\n\n" + _md(overhead.reset_index(), ".3g")
+        "in a process's first TPE run), before each run's budget clock starts (empty when runs "
+        "of the method were recorded before it was measured).\n\n"
+        + _md(overhead.reset_index(), ".3g")
     )
     path = out_dir / "report.md"
     path.write_text("\n\n".join(sections) + "\n")
