@@ -14,6 +14,7 @@ from experiments.runner import POST_HOC_DEFAULTS, RunSpec
 from experiments.spaces import plain_space, unread_parameters
 from hpo.datasets import DatasetError, dataset_task, resolve_name, unknown_choice_message
 from hpo.ensembles import TIE_RULES
+from hpo.evaluation import TIME_BUDGET_KINDS
 from hpo.isolation import EvaluationLimits
 from hpo.learners import FitGuard, learner_names, make_estimator
 from hpo.optimizers import check_settings, make_optimizer
@@ -36,6 +37,7 @@ TOP_LEVEL_KEYS = (
     "dataset",
     "budget",
     "time_budget",
+    "time_budget_kind",
     "probabilities",
     "seed",
     "repetition",
@@ -237,6 +239,9 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
         performance_index=_performance_index(optimizer.get("performance_index"), space),
         probabilities=boolean("probabilities", cfg.get("probabilities", False)),
         time_budget=_time_budget(cfg.get("time_budget")),
+        time_budget_kind=_choice(
+            "time_budget_kind", cfg.get("time_budget_kind", "wall"), TIME_BUDGET_KINDS
+        ),
         model_selection=_model_selection(optimizer.get("model_selection")),
         limits=limits,
     )

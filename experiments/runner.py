@@ -20,11 +20,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from experiments.spaces import space_config
+from experiments.spaces import plain_space, space_config
 from hpo import seeding
+from hpo.cash.base import CashOptimizer
 from hpo.datasets import Dataset, load_dataset
 from hpo.ensembles import TIE_RULES
-from hpo.evaluation import ChoiceScorer, Evaluator, Validation
+from hpo.evaluation import TIME_BUDGET_KINDS, ChoiceScorer, Clock, Evaluator, Validation
 from hpo.isolation import EvaluationLimits
 from hpo.learners import FitGuard, check_learner_settings, learner_resources, learner_task
 from hpo.optimizers import (
@@ -33,6 +34,7 @@ from hpo.optimizers import (
     PredictionsConsumer,
     PriorConsumer,
     make_optimizer,
+    optimizer_class,
 )
 from hpo.performance_index import PerformanceIndex
 from hpo.priors import PriorSpace, prior_space_from_config
@@ -83,12 +85,18 @@ class RunSpec:
     time_budget: float | None = None
     model_selection: Mapping[str, Any] | None = None
     limits: EvaluationLimits | None = None  # seed 004: fits in a child under time/memory limits
+    time_budget_kind: str = "wall"  # seconds of wall or CPU time (seed 004 budgets CPU hours)
 
     def __post_init__(self) -> None:
         if self.budget < 1:
             raise ValueError(f"budget must be a positive integer, got {self.budget}")
         if self.time_budget is not None and not self.time_budget > 0:
             raise ValueError(f"time_budget must be > 0 seconds (or null), got {self.time_budget}")
+        if self.time_budget_kind not in TIME_BUDGET_KINDS:
+            raise ValueError(
+                f"unknown time_budget_kind {self.time_budget_kind!r}; "
+                f"valid: {', '.join(TIME_BUDGET_KINDS)}"
+            )
         if self.repetition < 0:
             raise ValueError(f"repetition must be >= 0, got {self.repetition}")
         if not self.rules:
@@ -96,7 +104,7 @@ class RunSpec:
         unknown = sorted({r for r in self.rules.values() if r not in RULE_NAMES})
         if unknown:
             raise ValueError(f"unknown selection rules {unknown}; valid: {', '.join(RULE_NAMES)}")
-        prior_space_from_config(self.space)  # a malformed space is refused here, before any work
+        plain_space(self.space)  # a malformed space is refused here, before any work
         if self.performance_index is not None:
             PerformanceIndex(**self.performance_index)  # bad weights: one line, before any work
         if self.vote_ties not in TIE_RULES:
@@ -138,6 +146,7 @@ RUN_FIELDS_ADDED_LATER = {
     "probabilities": False,
     "time_budget": None,
     "model_selection": None,
+    "time_budget_kind": "wall",
 }
 # The post_hoc rule's settings (conf/config.yaml ``post_hoc``; hpo.ensembles.rules.PostHocRule):
 # part of a run's identity only when they differ from these.
@@ -188,7 +197,13 @@ def run(
     progress: Progress | None = None,
 ) -> RunResult:
     """Run ``spec``: the optimization loop, then every rule's choices, tested. ``progress``
-    (e.g. a progress bar) hears of every evaluation; it cannot change the results."""
+    (e.g. a progress bar) hears of every evaluation; it cannot change the results. An optimizer
+    that races configurations over instances (seed 004's) runs the instance loop
+    (:func:`experiments.autoweka.run_on_instances`)."""
+    if issubclass(optimizer_class(spec.optimizer), CashOptimizer):
+        from experiments.autoweka import run_on_instances
+
+        return run_on_instances(spec, data, data_dir, progress)
     data = data if data is not None else load_dataset(spec.dataset, data_dir)
     prior_space = prior_space_from_config(spec.space)
     space = prior_space.space
@@ -350,9 +365,9 @@ def _optimize(
     space = prior_space.space
     evaluations: list[_Evaluation] = []
     loop_started = time.perf_counter()
+    clock = Clock(spec.time_budget_kind, lambda: evaluator.child_cpu_seconds)
     for iteration in range(1, spec.budget + 1):
-        elapsed = time.perf_counter() - loop_started
-        if spec.time_budget is not None and elapsed >= spec.time_budget:
+        if spec.time_budget is not None and clock.spent() >= spec.time_budget:
             break
         started = time.perf_counter()
         try:

@@ -22,15 +22,16 @@ import numpy as np
 
 from hpo.cash.base import FullEvaluation
 from hpo.cash_space import CashSpace
-from hpo.space import Categorical, Integer, Parameter, Real
+from hpo.space import Categorical, Integer, Parameter, Real, Space
 
 
 class ExDef(FullEvaluation):
     """Every learner at its defaults (seed §4.1, "Exhaustive-Default")."""
 
-    def __init__(self, cash: CashSpace, n_instances: int, rng: np.random.Generator) -> None:
-        super().__init__(cash, n_instances, rng)
-        self._configs = iter([cash.default_config(learner) for learner in cash.learners])
+    def _begin(self) -> None:
+        super()._begin()
+        assert self.cash is not None
+        self._configs = iter([self.cash.default_config(b) for b in self.cash.learners])
 
     def propose(self) -> Mapping[str, Any] | None:
         return next(self._configs, None)
@@ -80,14 +81,25 @@ class GridSearch(FullEvaluation):
     """The full grid (see the module), in a seeded random order."""
 
     def __init__(
-        self, cash: CashSpace, n_instances: int, rng: np.random.Generator, points: int = 3
+        self,
+        space: Space,
+        budget: int,
+        rng: np.random.Generator,
+        instances: str = "cv",
+        budget_factor: float = 1.0,
+        points: int = 3,
     ) -> None:
-        super().__init__(cash, n_instances, rng)
+        super().__init__(space, budget, rng, instances, budget_factor)
         if points < 2:
             raise ValueError(f"grid points must be >= 2, got {points}")
-        grid = full_grid(cash, points)
+        self.points = points
+
+    def _begin(self) -> None:
+        super()._begin()
+        assert self.cash is not None
+        grid = full_grid(self.cash, self.points)
         self.size = len(grid)
-        self._configs = iter([grid[i] for i in rng.permutation(len(grid))])
+        self._configs = iter([grid[i] for i in self.rng.permutation(len(grid))])
 
     def propose(self) -> Mapping[str, Any] | None:
         return next(self._configs, None)

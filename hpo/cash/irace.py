@@ -22,8 +22,8 @@ race ends when at most ``min_survival`` candidates are alive, the instances are 
 iteration's budget is spent. The result is the elite with the best mean over its instances.
 ``max_evaluations`` is the budget B (the seed: the time budget over random search's mean
 evaluation time, which ``experiments.autoweka.irace_budget`` computes from finished random-search
-runs); the run's time budget stops it as well. Candidates are evaluated one at a
-time (the seed used 4 cores).
+runs; by default the run's evaluation budget); the run's time budget stops it as well.
+Candidates are evaluated one at a time (the seed used 4 cores).
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from hpo.cash.base import CashOptimizer, Request
-from hpo.cash_space import CashSpace
-from hpo.space import Categorical
+from hpo.cash.base import CashOptimizer
+from hpo.optimizers.base import Proposal
+from hpo.space import Categorical, Space
 
 
 def friedman_step(losses: np.ndarray, alpha: float = 0.05) -> np.ndarray:
@@ -71,23 +71,26 @@ def friedman_step(losses: np.ndarray, alpha: float = 0.05) -> np.ndarray:
 
 
 class IteratedFRace(CashOptimizer):
-    """I/F-Race over (configuration, instance) requests (see the module)."""
+    """I/F-Race over (configuration, instance) proposals (see the module); ``max_evaluations``
+    defaults to the run's evaluation budget."""
 
     def __init__(
         self,
-        cash: CashSpace,
-        n_instances: int,
+        space: Space,
+        budget: int,
         rng: np.random.Generator,
-        max_evaluations: int = 1000,
+        instances: str = "cv",
+        budget_factor: float = 1.0,
+        max_evaluations: int | None = None,
         alpha: float = 0.05,
         first_test: int = 5,
         min_survival: int | None = None,
         n_iterations: int | None = None,
     ) -> None:
-        super().__init__(cash, n_instances, rng)
-        d = cash.space.dim
+        super().__init__(space, budget, rng, instances, budget_factor)
+        d = space.dim
         default = int(2 + math.log2(d))
-        self.max_evaluations = max_evaluations
+        self.max_evaluations = budget if max_evaluations is None else max_evaluations
         self.alpha = alpha
         self.first_test = first_test
         self.min_survival = default if min_survival is None else min_survival
@@ -101,10 +104,10 @@ class IteratedFRace(CashOptimizer):
 
     # --- ask / tell ---------------------------------------------------------------------------
 
-    def ask(self) -> Request | None:
-        return next(self._steps, None)
+    def ask(self) -> Proposal:
+        return next(self._steps)  # StopIteration: the last race is over
 
-    def tell(self, request: Request, loss: float) -> None:
+    def tell(self, proposal: Proposal, loss: float) -> None:
         self._loss = float(loss)
         self.used += 1
 
@@ -123,7 +126,7 @@ class IteratedFRace(CashOptimizer):
 
     # --- the iterations -----------------------------------------------------------------------
 
-    def _iterate(self) -> Iterator[Request]:
+    def _iterate(self) -> Iterator[Proposal]:
         sigma = 1.0
         for j in range(1, self.n_iterations + 1):
             remaining = self.max_evaluations - self.used
@@ -139,7 +142,7 @@ class IteratedFRace(CashOptimizer):
             self._race = []
             sigma *= (1.0 / n_candidates) ** (1.0 / self.space.dim)
 
-    def _run_race(self, budget: float) -> Iterator[Request]:
+    def _run_race(self, budget: float) -> Iterator[Proposal]:
         start = self.used
         alive = list(range(len(self._race)))
         for block in range(self.n_instances):
@@ -150,7 +153,7 @@ class IteratedFRace(CashOptimizer):
                 if self.used - start >= budget:
                     return
                 self._loss = None
-                yield Request(self.space.decode(u), block)
+                yield self._proposal(self.space.decode(u), block)
                 assert self._loss is not None, "ask() was called before the last request was told"
                 losses[block] = self._loss
             if block + 1 >= self.first_test and len(alive) > self.min_survival:

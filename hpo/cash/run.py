@@ -1,8 +1,12 @@
-"""One seed-004 run: an optimiser asks (configuration, instance) pairs until its time budget is
-spent, every evaluation and every change of incumbent stamped with the clock (seed §4.1, §4.3).
+"""The seed-004 part of a run (Thornton 2014): an optimiser asks (configuration, instance) pairs
+until its budget is spent, every evaluation and every change of incumbent stamped with the clock
+(seed §4.1, §4.3); ``experiments.autoweka.run_on_instances`` builds it from a run's
+:class:`~experiments.runner.RunSpec`.
 
-The loop stops before an evaluation that would start past the budget (an evaluation running
-when the budget ends is finished; its time is bounded by the per-evaluation limits). After the
+The budget is a number of evaluations (one configuration on one instance; what makes a run
+bit-identical for the same seed) and optionally seconds of CPU or wall time. The loop stops
+before an evaluation that would start past either (an evaluation running when the time budget
+ends is finished; its time is bounded by the per-evaluation limits). After the
 loop, outside the budget [decision, docs/seed004.md]: the final incumbent's k-fold CV error on
 the optimiser's 70 % (Table 4.3's "training performance"; folds the optimiser did not evaluate
 are fitted now), its test error after retraining on the whole training set (Table 4.4), and for
@@ -14,7 +18,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,8 +26,8 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from hpo.cash.base import CashOptimizer
-from hpo.cash.budget import Clock, TimeBudget
 from hpo.cash.objective import InstanceObjective, config_id
+from hpo.evaluation import Clock
 
 
 @dataclass
@@ -46,36 +50,44 @@ class CashRun:
 def run_cash(
     optimizer: CashOptimizer,
     objective: InstanceObjective,
-    budget: TimeBudget,
+    evaluations: int,
+    time_budget: float | None = None,
+    time_kind: str = "wall",
     cv_objective: InstanceObjective | None = None,
     diagnostic: bool = True,
+    progress: Callable[[int, float], None] | None = None,
 ) -> CashRun:
-    """Run ``optimizer`` on ``objective`` under ``budget`` (see the module). ``cv_objective``
-    gives the final CV error (default: ``objective`` itself, for CV instances)."""
+    """Run ``optimizer`` on ``objective`` for at most ``evaluations`` evaluations and
+    ``time_budget`` seconds of ``time_kind`` (see the module). ``cv_objective`` gives the final CV
+    error (default: ``objective`` itself, for CV instances); ``progress`` hears of every
+    evaluation (its number and loss)."""
     evaluator = objective.evaluator
     evaluator.warm_up()  # the fit child's start is not charged to the budget
-    clock = Clock(budget.kind, lambda: evaluator.child_cpu_seconds)
+    clock = Clock(time_kind, lambda: evaluator.child_cpu_seconds)
     run = CashRun()
     current: str | None = None
-    while clock.spent() < budget.seconds:
+    while len(run.trace) < evaluations:
+        if time_budget is not None and clock.spent() >= time_budget:
+            break
         started = time.perf_counter()
-        request = optimizer.ask()
-        asked = time.perf_counter() - started
-        if request is None:
+        try:
+            proposal = optimizer.ask()
+        except StopIteration:
             run.stopped_by = "finished"
             break
-        result = objective.evaluate(request.config, request.instance)
-        clock.tick()
+        asked = time.perf_counter() - started
+        assert proposal.config is not None and proposal.instance is not None
+        result = objective.evaluate(proposal.config, proposal.instance)
         started = time.perf_counter()
-        optimizer.tell(request, result.loss)
+        optimizer.tell(proposal, result.loss)
         run.optimizer_seconds += asked + time.perf_counter() - started
         run.trace.append(
             {
                 "wall": clock.wall(),
                 "cpu": clock.cpu(),
-                "config": config_id(request.config),
-                "learner": str(request.config["learner"]),
-                "instance": request.instance,
+                "config": config_id(proposal.config),
+                "learner": str(proposal.config["learner"]),
+                "instance": proposal.instance,
                 "loss": result.loss,
                 "fit_seconds": result.seconds,
                 "breached": result.breached,
@@ -83,11 +95,14 @@ def run_cash(
                 "failure": result.failure or "",
             }
         )
+        if progress is not None:
+            progress(len(run.trace), result.loss)
         incumbent = optimizer.incumbent()
         if incumbent is not None and config_id(incumbent) != current:
             current = config_id(incumbent)
             run.trajectory.append(
                 {
+                    "evaluation": len(run.trace),
                     "wall": clock.wall(),
                     "cpu": clock.cpu(),
                     "config": current,

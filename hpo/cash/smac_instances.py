@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from hpo.cash.base import CashOptimizer, FullEvaluation, Request
+from hpo.cash.base import CashOptimizer, FullEvaluation
 from hpo.cash_space import CashSpace
+from hpo.optimizers.base import Proposal
 from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
 from hpo.optimizers.smac import (
     _impute_defaults,
@@ -38,8 +39,16 @@ from hpo.optimizers.smac import (
     predict_best_in_one_batch,
     to_configspace,
 )
+from hpo.space import Space
 
 UNBOUNDED_TRIALS = 10**9  # the run's time budget stops SMAC
+
+
+def _check(random_probability: float, initial_configs: int) -> None:
+    if not 0 <= random_probability <= 1:
+        raise ValueError(f"random_probability must be in [0, 1], got {random_probability}")
+    if initial_configs < 1:
+        raise ValueError(f"initial_configs must be >= 1, got {initial_configs}")
 
 
 def _facade(
@@ -52,10 +61,6 @@ def _facade(
     from smac import HyperparameterOptimizationFacade as Facade
     from smac import Scenario
 
-    if not 0 <= random_probability <= 1:
-        raise ValueError(f"random_probability must be in [0, 1], got {random_probability}")
-    if initial_configs < 1:
-        raise ValueError(f"initial_configs must be >= 1, got {initial_configs}")
     logging.getLogger("smac").setLevel(logging.WARNING)
     # the folds have no features; SMAC's model then sees each configuration's per-fold costs as
     # repeated observations (as the seed's SMAC without instance features), which it warns about
@@ -116,32 +121,49 @@ def _tell(facade: Any, info: Any, loss: float) -> None:
         facade.tell(info, TrialValue(cost=float(loss)), save=False)
 
 
-class SMACInstances(CashOptimizer):
+class _SMACSettings:
+    """The settings both SMAC families take (seed §2.2.1: every other configuration random)."""
+
+    def _settings(self, random_probability: float, initial_configs: int) -> None:
+        _check(random_probability, initial_configs)
+        self.random_probability = random_probability
+        self.initial_configs = initial_configs
+
+
+class SMACInstances(CashOptimizer, _SMACSettings):
     """SMAC racing configurations over the instances (see the module)."""
 
     def __init__(
         self,
-        cash: CashSpace,
-        n_instances: int,
+        space: Space,
+        budget: int,
         rng: np.random.Generator,
+        instances: str = "cv",
+        budget_factor: float = 1.0,
         random_probability: float = 0.5,
         initial_configs: int = 10,
     ) -> None:
-        super().__init__(cash, n_instances, rng)
-        self.instance_names = [f"instance-{i}" for i in range(n_instances)]
+        super().__init__(space, budget, rng, instances, budget_factor)
+        self._settings(random_probability, initial_configs)
+
+    def _begin(self) -> None:
+        assert self.cash is not None
+        self.instance_names = [f"instance-{i}" for i in range(self.n_instances)]
         self._index = {name: i for i, name in enumerate(self.instance_names)}
-        self.facade = _facade(cash, rng, self.instance_names, random_probability, initial_configs)
+        self.facade = _facade(
+            self.cash, self.rng, self.instance_names, self.random_probability, self.initial_configs
+        )
         self._pending: dict[int, Any] = {}
-        self._asked = 0
 
-    def ask(self) -> Request | None:
+    def ask(self) -> Proposal:
+        assert self.cash is not None
         info = _ask(self.facade)
-        self._asked += 1
-        self._pending[self._asked] = info
-        return Request(_config(self.cash, info), self._index[info.instance], tag=self._asked)
+        proposal = self._proposal(_config(self.cash, info), self._index[info.instance])
+        self._pending[proposal.batch] = info
+        return proposal
 
-    def tell(self, request: Request, loss: float) -> None:
-        _tell(self.facade, self._pending.pop(request.tag), loss)
+    def tell(self, proposal: Proposal, loss: float) -> None:
+        _tell(self.facade, self._pending.pop(proposal.batch), loss)
 
     def incumbent(self) -> Mapping[str, Any] | None:
         incumbent = self.facade.intensifier.get_incumbent()
@@ -153,22 +175,32 @@ class SMACInstances(CashOptimizer):
         }
 
 
-class SMACBatch(FullEvaluation):
+class SMACBatch(FullEvaluation, _SMACSettings):
     """SMAC-10-Batch (seed §4.4): every configuration on all instances, SMAC told the mean."""
 
     def __init__(
         self,
-        cash: CashSpace,
-        n_instances: int,
+        space: Space,
+        budget: int,
         rng: np.random.Generator,
+        instances: str = "cv",
+        budget_factor: float = 1.0,
         random_probability: float = 0.5,
         initial_configs: int = 10,
     ) -> None:
-        super().__init__(cash, n_instances, rng)
-        self.facade = _facade(cash, rng, None, random_probability, initial_configs)
+        super().__init__(space, budget, rng, instances, budget_factor)
+        self._settings(random_probability, initial_configs)
+
+    def _begin(self) -> None:
+        super()._begin()
+        assert self.cash is not None
+        self.facade = _facade(
+            self.cash, self.rng, None, self.random_probability, self.initial_configs
+        )
         self._info: Any = None
 
     def propose(self) -> Mapping[str, Any] | None:
+        assert self.cash is not None
         self._info = _ask(self.facade)
         return _config(self.cash, self._info)
 

@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from hpo.cash.base import FullEvaluation
-from hpo.cash_space import CashSpace
 from hpo.optimizers.base import Proposal
 from hpo.optimizers.tpe import TPEOptimizer
+from hpo.space import Space
 
 NO_BUDGET = 2**31 - 1  # the run's budget (seconds or evaluations) stops TPE, not the optimizer
 
@@ -43,31 +43,34 @@ class TPE(FullEvaluation):
 
     def __init__(
         self,
-        cash: CashSpace,
-        n_instances: int,
+        space: Space,
+        budget: int,
         rng: np.random.Generator,
+        instances: str = "cv",
+        budget_factor: float = 1.0,
         gamma: float = 0.25,
         n_startup_jobs: int = 20,
         n_ei_candidates: int = 24,
     ) -> None:
-        super().__init__(cash, n_instances, rng)
+        super().__init__(space, budget, rng, instances, budget_factor)
         if n_ei_candidates < 1:
             raise ValueError("n_ei_candidates must be >= 1")
-        self.tpe = SharedNodeTPE(
-            cash.space,
-            NO_BUDGET,
-            rng,
-            n_startup_jobs=n_startup_jobs,
-            gamma=gamma,
-            n_EI_candidates=n_ei_candidates,
-        )
-        self._proposal: Proposal | None = None
+        self.tpe_settings = {
+            "n_startup_jobs": n_startup_jobs,
+            "gamma": gamma,
+            "n_EI_candidates": n_ei_candidates,
+        }
+
+    def _begin(self) -> None:
+        super()._begin()
+        self.tpe = SharedNodeTPE(self.space, NO_BUDGET, self.rng, **self.tpe_settings)
+        self._proposal_of_tpe: Proposal | None = None
 
     def propose(self) -> Mapping[str, Any] | None:
-        self._proposal = self.tpe.ask()
-        return self._proposal.config
+        self._proposal_of_tpe = self.tpe.ask()
+        return self._proposal_of_tpe.config
 
     def observe(self, config: Mapping[str, Any], loss: float) -> None:
-        assert self._proposal is not None and self._proposal.config is config
-        self.tpe.tell(self._proposal, loss)
-        self._proposal = None
+        assert self._proposal_of_tpe is not None and self._proposal_of_tpe.config is config
+        self.tpe.tell(self._proposal_of_tpe, loss)
+        self._proposal_of_tpe = None

@@ -48,6 +48,9 @@ class Proposal:
     iteration for sequential optimizers, the generation for CMA-ES; thesis §3.2.1).
     ``resource``: train up to this level, in the unit of the optimizer's ``resource_kind``
     (:class:`MultiFidelity`); None is a full evaluation. ``bracket``: Hyperband's bracket s.
+    ``instance``: the one instance (a fold, a subsample) to evaluate on, for an optimizer that
+    races configurations instance by instance (:class:`hpo.cash.base.CashOptimizer`; SMAC3's
+    ``TrialInfo`` carries the same: configuration, instance, budget); None: every fold.
     """
 
     u: np.ndarray | None
@@ -55,6 +58,7 @@ class Proposal:
     config: Mapping[str, Any] | None = None
     resource: float | None = None
     bracket: int | None = None
+    instance: int | None = None
 
     def __post_init__(self) -> None:
         if (self.u is None) == (self.config is None):
