@@ -68,10 +68,8 @@ reproduce-esmbo: $(STAMP)
 	$(PY) -m experiments.reproduce esmbo --profile $(PROFILE)
 
 # seed 004 (Thornton 2014, Auto-WEKA; docs/seed004.md): results/autoweka/<profile>/report/report.md
-# (OPENML=fetch downloads the seed's sets that are on OpenML; the default runs them only if cached)
-OPENML ?= cached
 reproduce-autoweka: $(STAMP)
-	$(PY) -m experiments.autoweka reproduce --profile $(PROFILE) --openml $(OPENML)
+	$(PY) -m experiments.reproduce autoweka --profile $(PROFILE)
 
 reproduce-ensembles: $(STAMP)
 	$(PY) -m experiments.reproduce ensembles --profile $(PROFILE)

@@ -29,10 +29,9 @@ import time
 
 import numpy as np
 
-from experiments.autoweka import load_methods
+from experiments.autoweka import make_method
 from experiments.spaces import load_cash_library
 from hpo.cash import smac_instances
-from hpo.cash.methods import make_method
 from hpo.cash_space import build_cash_space
 from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
 from hpo.optimizers.tpe import TPEOptimizer
@@ -73,12 +72,13 @@ def main() -> None:
     for method in args.methods:
         name, _, variant = method.partition("/")
         use_peer(variant)
-        optimizer = make_method(load_methods()[name], cash, 10, np.random.default_rng(0))
+        optimizer = make_method(name, cash, 10, np.random.default_rng(0))
         times = []
         for _ in range(args.n):
             started = time.perf_counter()
-            request = optimizer.ask()
-            if request is None:
+            try:
+                request = optimizer.ask()
+            except StopIteration:  # a finished grid
                 break
             loss = losses[str(request.config["learner"])] + 0.01 * request.instance
             optimizer.tell(request, loss)

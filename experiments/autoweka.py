@@ -35,13 +35,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import yaml
 
 from analysis.autoweka.report import seed_method
+from experiments.config import CONF_DIR
 from experiments.runner import RunResult, RunSpec, check_task
 from experiments.spaces import cash_space
 from hpo import seeding
+from hpo.cash.base import CashOptimizer
 from hpo.cash.objective import InstanceObjective, make_instances
 from hpo.cash.run import CashRun, run_cash
+from hpo.cash_space import CashSpace
 from hpo.datasets import Dataset, load_dataset
 from hpo.evaluation import Evaluator
 from hpo.optimizers import make_optimizer
@@ -52,6 +56,26 @@ NEW_COMMAND = (
     "space=autoweka_classification dataset=car time_budget=30` (one run) and "
     "`make reproduce-autoweka PROFILE=smoke` (the sweep and its report); docs/seed004.md"
 )
+
+
+def make_method(
+    method: str,
+    cash: CashSpace,
+    n_instances: int,
+    rng: np.random.Generator,
+    budget: int = 1000,
+    **extra: Any,
+) -> CashOptimizer:
+    """The optimiser of ``conf/optimizer/<method>.yaml`` (``aw_smac``, or the seed's name
+    ``smac``), built through the registry as a run builds it (``extra`` settings over its own)
+    and started on ``cash`` with ``n_instances`` instances (benchmarks, tests)."""
+    name = method if method.startswith("aw_") else f"aw_{method}"
+    config = yaml.safe_load((CONF_DIR / "optimizer" / f"{name}.yaml").read_text())
+    settings = {**dict(config.get("settings") or {}), **extra}
+    optimizer = make_optimizer(config["family"], cash.space, budget, rng, **settings)
+    assert isinstance(optimizer, CashOptimizer)
+    optimizer.start(cash, n_instances)
+    return optimizer
 
 
 def run_on_instances(
@@ -92,11 +116,12 @@ def run_on_instances(
             cv = InstanceObjective(evaluator, folds)
         started = time.perf_counter()
         optimizer = make_optimizer(spec.optimizer, cash.space, evaluations, rng, **settings)
-        optimizer.start(cash, objective.n_instances)  # type: ignore[attr-defined]
+        assert isinstance(optimizer, CashOptimizer)
+        optimizer.start(cash, objective.n_instances)
         setup_seconds = time.perf_counter() - started  # before the budget's clock starts
         time_budget = None if spec.time_budget is None else spec.time_budget * factor
         result = run_cash(
-            optimizer,  # type: ignore[arg-type]
+            optimizer,
             objective,
             evaluations,
             time_budget,

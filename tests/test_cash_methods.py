@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 import pytest
-import yaml
 from scipy import stats
 
+from experiments.autoweka import make_method
 from experiments.config import CONF_DIR
 from experiments.spaces import load_cash_library
 from hpo.cash.base import CashOptimizer
@@ -23,7 +23,7 @@ from hpo.cash.baselines import (
 )
 from hpo.cash.irace import IteratedFRace, friedman_step
 from hpo.cash_space import CashSpace, build_cash_space
-from hpo.optimizers import Proposal, make_optimizer
+from hpo.optimizers import Proposal
 
 
 @pytest.fixture(scope="module")
@@ -50,18 +50,6 @@ GOOD = {"knn": 0.1, "svm": 0.2}  # a synthetic CASH landscape: learner -> loss, 
 def synthetic_loss(config, instance):
     base = GOOD.get(str(config["learner"]), 0.6)
     return base + 0.01 * instance
-
-
-def make_method(
-    method: str, cash: CashSpace, n_instances: int, rng: np.random.Generator, **extra
-) -> CashOptimizer:
-    """The method ``conf/optimizer/aw_<method>.yaml`` names, built through the registry as a run
-    builds it (``extra`` settings over its own) and started on ``cash``."""
-    config = yaml.safe_load((CONF_DIR / "optimizer" / f"aw_{method}.yaml").read_text())
-    settings = {**config["settings"], **extra}
-    optimizer = make_optimizer(config["family"], cash.space, 1000, rng, **settings)
-    optimizer.start(cash, n_instances)
-    return optimizer
 
 
 def family(name: str, cash: CashSpace, n_instances: int, rng: np.random.Generator, **settings):

@@ -2,10 +2,12 @@
 optimisation under time budgets, evaluated instance by instance (CV folds, nested subsamples,
 random splits).
 
-Modules: ``budget`` (a run's budget in CPU or wall seconds), ``objective`` (a configuration's
-loss on one instance, through :class:`hpo.evaluation.Evaluator` and its limits), ``base`` (the
-ask/tell protocol on (configuration, instance) requests), one module per method family
-(``baselines``: Ex-Def, grid, random search; ``smac_instances``: SMAC with instances;
-``tpe``: hyperopt's TPE; ``irace``: iterated F-Race), ``methods`` (the registry of method
-names), ``run`` (the loop and its timestamped trajectory).
+Modules: ``objective`` (a configuration's loss on one instance, through
+:class:`hpo.evaluation.Evaluator` and its limits), ``base`` (the seed's optimisers on the one
+ask/tell protocol of :mod:`hpo.optimizers.base`: proposals that carry an instance), one module
+per method family, each registered in :data:`hpo.optimizers.CLASSES` as ``cash_*``
+(``baselines``: Ex-Def, grid, random search; ``smac_instances``: SMAC with instances and
+SMAC-10-Batch; ``tpe``: hyperopt's TPE; ``irace``: iterated F-Race), ``run`` (the loop over
+instances and its timestamped trajectory, the final CV and test errors and the overfitting
+diagnostic).
 """

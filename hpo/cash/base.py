@@ -119,3 +119,33 @@ class FullEvaluation(CashOptimizer):
 
     def incumbent(self) -> Mapping[str, Any] | None:
         return None if self._best is None else self._best[1]
+
+
+class OnEveryInstance(FullEvaluation):
+    """An optimizer of the registry (``inner_family``, one that proposes whole configurations)
+    whose every proposal is scored on every instance and told the mean: the same optimizer as
+    every study's, on the seed's instances. It draws from the run's generator."""
+
+    inner_family: str
+
+    def _begin(self) -> None:
+        super()._begin()
+        self.inner = self._inner()
+        self._inner_proposal: Proposal | None = None
+
+    def _inner(self) -> Optimizer:
+        """The optimizer asked for configurations (default: ``inner_family`` at its defaults)."""
+        from hpo.optimizers import make_optimizer
+
+        return make_optimizer(self.inner_family, self.space, self.budget, self.rng)
+
+    def propose(self) -> Mapping[str, Any] | None:
+        self._inner_proposal = self.inner.ask()
+        if self._inner_proposal.config is not None:
+            return dict(self._inner_proposal.config)
+        return self.space.decode(np.asarray(self._inner_proposal.u))
+
+    def observe(self, config: Mapping[str, Any], loss: float) -> None:
+        assert self._inner_proposal is not None
+        self.inner.tell(self._inner_proposal, loss)
+        self._inner_proposal = None

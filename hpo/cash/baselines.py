@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from hpo.cash.base import FullEvaluation
+from hpo.cash.base import FullEvaluation, OnEveryInstance
 from hpo.cash_space import CashSpace
 from hpo.space import Categorical, Integer, Parameter, Real, Space
 
@@ -105,11 +105,11 @@ class GridSearch(FullEvaluation):
         return next(self._configs, None)
 
 
-class RandomSearch(FullEvaluation):
-    """Configurations drawn from the space's priors (seed §4.1)."""
+class RandomSearch(OnEveryInstance):
+    """Configurations drawn from the space's priors (seed §4.1): the framework's random search
+    (:class:`hpo.optimizers.random_search.RandomSearch`), each configuration on every fold."""
 
-    def propose(self) -> Mapping[str, Any] | None:
-        return self.space.sample(self.rng)
+    inner_family = "rs"
 
 
 def limited_grid(

@@ -19,13 +19,10 @@ not seed 002's one start point.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import numpy as np
 
-from hpo.cash.base import FullEvaluation
-from hpo.optimizers.base import Proposal
+from hpo.cash.base import OnEveryInstance
+from hpo.optimizers.base import Optimizer
 from hpo.optimizers.tpe import TPEOptimizer
 from hpo.space import Space
 
@@ -38,7 +35,7 @@ class SharedNodeTPE(TPEOptimizer):
     shared_nodes = True
 
 
-class TPE(FullEvaluation):
+class TPE(OnEveryInstance):
     """hyperopt's ``tpe.suggest`` asked and told one configuration at a time."""
 
     def __init__(
@@ -61,16 +58,5 @@ class TPE(FullEvaluation):
             "n_EI_candidates": n_ei_candidates,
         }
 
-    def _begin(self) -> None:
-        super()._begin()
-        self.tpe = SharedNodeTPE(self.space, NO_BUDGET, self.rng, **self.tpe_settings)
-        self._proposal_of_tpe: Proposal | None = None
-
-    def propose(self) -> Mapping[str, Any] | None:
-        self._proposal_of_tpe = self.tpe.ask()
-        return self._proposal_of_tpe.config
-
-    def observe(self, config: Mapping[str, Any], loss: float) -> None:
-        assert self._proposal_of_tpe is not None and self._proposal_of_tpe.config is config
-        self.tpe.tell(self._proposal_of_tpe, loss)
-        self._proposal_of_tpe = None
+    def _inner(self) -> Optimizer:
+        return SharedNodeTPE(self.space, NO_BUDGET, self.rng, **self.tpe_settings)
