@@ -178,7 +178,7 @@ def trace_frame(result: CashRun) -> pd.DataFrame:
 OUTCOME_COLUMNS = {
     "method": "string",
     "rule": "string",  # trajectory | final | oracle
-    "iteration": "Int64",  # the evaluation after which the incumbent changed (final: the last)
+    "iteration": "Int64",  # the evaluation after which the incumbent changed (else: the last)
     "incumbent_valid_loss": "float64",  # its mean over the instances so far (final: 10-fold CV)
     "incumbent_selection_loss": "float64",  # on the 30 % diagnostic split (§4.2.3)
     "n_instances": "Int64",
@@ -228,8 +228,8 @@ def outcomes_frame(
                 **describe_choice(result.incumbent),
             }
         )
-    for point in oracle:
-        rows.append({"rule": "oracle", **point})
+    for point in oracle:  # known once the run's evaluations are done
+        rows.append({"rule": "oracle", "iteration": len(result.trace), **point})
     frame = pd.DataFrame(
         {
             name: pd.Series([r.get(name) for r in rows], dtype=kind)

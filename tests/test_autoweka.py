@@ -203,6 +203,8 @@ def test_the_ci_profile_runs_through_the_sweep_resumes_and_the_report_engine_wri
     root = ["--results-root", str(tmp_path), "--jobs", "1"]
     waiting = plan("autoweka", "ci", tmp_path)
     assert [r.part for r in waiting if r.waiting] == ["irace_classification"]
+    assert _main(["cost", "autoweka", "--profile", "ci", "--results-root", str(tmp_path)]) == 0
+    assert "1 runs of parts that run after others (irace_classification)" in capsys.readouterr().out
     assert _main(["run", "autoweka", "--profile", "ci", *root]) == 0
     runs = plan("autoweka", "ci", tmp_path)
     assert len(runs) == 3 and all(r.path.exists() and not r.waiting for r in runs)
@@ -221,7 +223,6 @@ def test_the_ci_profile_runs_through_the_sweep_resumes_and_the_report_engine_wri
     assert _main(["run", "autoweka", "--profile", "ci", *root]) == 0
     out = capsys.readouterr().out
     assert "'done': 1" in out and lost.path.exists() and not lost.marker_path.exists()
-    assert _main(["cost", "autoweka", "--profile", "ci", "--results-root", str(tmp_path)]) == 0
     report = write_report(tmp_path / "autoweka" / "ci").read_text()
     assert "plug-in `autoweka`" in report
     assert "## Table 4.3: training (10-fold CV) performance, classification" in report

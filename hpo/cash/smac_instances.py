@@ -121,17 +121,8 @@ def _tell(facade: Any, info: Any, loss: float) -> None:
         facade.tell(info, TrialValue(cost=float(loss)), save=False)
 
 
-class _SMACSettings:
+class _SMACSettings(CashOptimizer):
     """The settings both SMAC families take (seed §2.2.1: every other configuration random)."""
-
-    def _settings(self, random_probability: float, initial_configs: int) -> None:
-        _check(random_probability, initial_configs)
-        self.random_probability = random_probability
-        self.initial_configs = initial_configs
-
-
-class SMACInstances(CashOptimizer, _SMACSettings):
-    """SMAC racing configurations over the instances (see the module)."""
 
     def __init__(
         self,
@@ -144,7 +135,13 @@ class SMACInstances(CashOptimizer, _SMACSettings):
         initial_configs: int = 10,
     ) -> None:
         super().__init__(space, budget, rng, instances, budget_factor)
-        self._settings(random_probability, initial_configs)
+        _check(random_probability, initial_configs)
+        self.random_probability = random_probability
+        self.initial_configs = initial_configs
+
+
+class SMACInstances(_SMACSettings):
+    """SMAC racing configurations over the instances (see the module)."""
 
     def _begin(self) -> None:
         assert self.cash is not None
@@ -177,19 +174,6 @@ class SMACInstances(CashOptimizer, _SMACSettings):
 
 class SMACBatch(FullEvaluation, _SMACSettings):
     """SMAC-10-Batch (seed §4.4): every configuration on all instances, SMAC told the mean."""
-
-    def __init__(
-        self,
-        space: Space,
-        budget: int,
-        rng: np.random.Generator,
-        instances: str = "cv",
-        budget_factor: float = 1.0,
-        random_probability: float = 0.5,
-        initial_configs: int = 10,
-    ) -> None:
-        super().__init__(space, budget, rng, instances, budget_factor)
-        self._settings(random_probability, initial_configs)
 
     def _begin(self) -> None:
         super()._begin()
