@@ -38,9 +38,7 @@ import pandas as pd
 import yaml
 
 from analysis.autoweka.report import seed_method
-from experiments.config import CONF_DIR
-from experiments.runner import RunResult, RunSpec, check_task
-from experiments.spaces import cash_space
+from experiments.spaces import SPACE_DIR, cash_space
 from hpo import seeding
 from hpo.cash.base import CashOptimizer
 from hpo.cash.objective import InstanceObjective, make_instances
@@ -70,7 +68,7 @@ def make_method(
     ``smac``), built through the registry as a run builds it (``extra`` settings over its own)
     and started on ``cash`` with ``n_instances`` instances (benchmarks, tests)."""
     name = method if method.startswith("aw_") else f"aw_{method}"
-    config = yaml.safe_load((CONF_DIR / "optimizer" / f"{name}.yaml").read_text())
+    config = yaml.safe_load((SPACE_DIR.parent / "optimizer" / f"{name}.yaml").read_text())
     settings = {**dict(config.get("settings") or {}), **extra}
     optimizer = make_optimizer(config["family"], cash.space, budget, rng, **settings)
     assert isinstance(optimizer, CashOptimizer)
@@ -79,16 +77,22 @@ def make_method(
 
 
 def run_on_instances(
-    spec: RunSpec,
+    spec: Any,
     data: Dataset | None = None,
     data_dir: str | None = None,
     progress: Callable[[int, float], None] | None = None,
-) -> RunResult:
-    """Run ``spec``, whose optimizer races over instances (see the module). ``budget_factor``
-    (SMAC-Long) multiplies the budgets in evaluations and seconds."""
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """Run ``spec`` (an :class:`experiments.runner.RunSpec`), whose optimizer races over
+    instances (see the module): its trace, its outcome rows and its summary numbers, which the
+    runner writes as every run's. ``budget_factor`` (SMAC-Long) multiplies the budgets in
+    evaluations and seconds."""
     data = data if data is not None else load_dataset(spec.dataset, data_dir)
     cash = cash_space(spec.space)
-    check_task(cash.space, data.task, data.name)
+    if cash.task != data.task:
+        raise ValueError(
+            f"space {spec.space_name!r} is a {cash.task} space and dataset {data.name!r} a "
+            f"{data.task} dataset; a {data.task} dataset needs a {data.task} space"
+        )
     settings = dict(spec.optimizer_settings)
     factor = float(settings.get("budget_factor", 1.0))
     evaluations = max(1, int(spec.budget * factor))
@@ -150,9 +154,7 @@ def run_on_instances(
     }
     if hasattr(optimizer, "max_evaluations"):
         provenance["max_evaluations"] = int(optimizer.max_evaluations)
-    return RunResult(
-        trace_frame(result), outcomes_frame(spec, result, oracle), None, provenance, None
-    )
+    return trace_frame(result), outcomes_frame(spec, result, oracle), provenance
 
 
 def trace_frame(result: CashRun) -> pd.DataFrame:
@@ -194,9 +196,7 @@ OUTCOME_COLUMNS = {
 }
 
 
-def outcomes_frame(
-    spec: RunSpec, result: CashRun, oracle: Sequence[Mapping[str, Any]]
-) -> pd.DataFrame:
+def outcomes_frame(spec: Any, result: CashRun, oracle: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """The run's outcome rows: its trajectory (each new incumbent, with its diagnostic error),
     its final choice (CV error over every fold, test error) and the oracle points (Table 4.2)."""
     rows: list[dict[str, Any]] = []
@@ -307,13 +307,14 @@ def irace_budget(time_budget: float, kind: str, random_runs: Sequence[Path]) -> 
 CALIBRATED_FROM = "aw_random"
 
 
-def irace_calibrated(spec: RunSpec, finished: Sequence[Any]) -> RunSpec:
-    """``spec`` (an I/F-Race run) with ``max_evaluations`` calibrated from the finished
-    random-search runs among ``finished`` (the sweep's planned runs of the part it runs after,
-    on its dataset) whose time budget is of its kind (:func:`irace_budget`); as it is when it has
-    no time budget, sets ``max_evaluations`` itself, or no such run finished (I/F-Race then takes
-    the run's evaluation budget). The ``derive`` of conf/experiment/autoweka.yaml's I/F-Race
-    parts: the calibrated number is part of the run's identity."""
+def irace_calibrated(spec: Any, finished: Sequence[Any]) -> Any:
+    """``spec`` (an I/F-Race run's :class:`~experiments.runner.RunSpec`) with
+    ``max_evaluations`` calibrated from the finished random-search runs among ``finished`` (the
+    sweep's planned runs of the part it runs after, on its dataset) whose time budget is of its
+    kind (:func:`irace_budget`); as it is when it has no time budget, sets ``max_evaluations``
+    itself, or no such run finished (I/F-Race then takes the run's evaluation budget). The
+    ``derive`` of conf/experiment/autoweka.yaml's I/F-Race parts: the calibrated number is part
+    of the run's identity."""
     settings = dict(spec.optimizer_settings)
     if spec.time_budget is None or "max_evaluations" in settings:
         return spec

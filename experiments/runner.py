@@ -203,7 +203,8 @@ def run(
     if issubclass(optimizer_class(spec.optimizer), CashOptimizer):
         from experiments.autoweka import run_on_instances
 
-        return run_on_instances(spec, data, data_dir, progress)
+        trace, outcomes, summary = run_on_instances(spec, data, data_dir, progress)
+        return RunResult(trace, outcomes, None, summary)
     data = data if data is not None else load_dataset(spec.dataset, data_dir)
     prior_space = prior_space_from_config(spec.space)
     space = prior_space.space

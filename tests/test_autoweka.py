@@ -60,6 +60,17 @@ def test_a_method_runs_by_name_through_run_py_and_another_budget_is_a_new_run(tm
     assert again.returncode == 0 and "already finished" in again.stdout  # the same run
 
 
+def test_a_hydra_multirun_sweeps_the_methods_by_name(tmp_path):
+    done = run_py(
+        "-m", "optimizer=aw_exdef,aw_random", "space=autoweka_classification", *TINY,
+        "budget=20", "time_budget=null", f"results_dir={tmp_path}",
+        f"hydra.sweep.dir={tmp_path}/hydra",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    names = sorted(p.name.split("__")[0] for p in tmp_path.glob("sklearn-iris/*.parquet"))
+    assert names == ["aw_exdef", "aw_random"]
+
+
 @pytest.mark.parametrize(
     "change",
     [

@@ -32,10 +32,10 @@ from hpo.cash_space import CashSpace
 from hpo.optimizers.base import Proposal
 from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
 from hpo.optimizers.smac import (
-    _impute_defaults,
-    _order_local_search_starts,
-    _plain,
+    config_of,
+    impute_defaults,
     impute_in_one_pass,
+    order_local_search_starts,
     predict_best_in_one_batch,
     to_configspace,
 )
@@ -88,9 +88,9 @@ def _facade(
             logging_level=False,
             overwrite=True,
         )
-    _impute_defaults(facade, configspace)
+    impute_defaults(facade, configspace)
     impute_in_one_pass(facade)
-    _order_local_search_starts(facade)
+    order_local_search_starts(facade)
     predict_best_in_one_batch(facade)
     # [decision] SMAC 2.4's forest uses every core (n_jobs=-1) through joblib threads; on shared
     # cores that costs more than it saves (measured: half of SMAC's time in joblib's waits)
@@ -100,11 +100,6 @@ def _facade(
     # it is lifted: the same unpruned trees, grown depth-first instead of best-first
     facade._model._rf_opts["max_leaf_nodes"] = None
     return facade
-
-
-def _config(cash: CashSpace, info: Any) -> dict[str, Any]:
-    values = dict(info.config)
-    return {p.name: _plain(p, values[p.name]) for p in cash.space.parameters if p.name in values}
 
 
 def _ask(facade: Any) -> Any:
@@ -153,9 +148,8 @@ class SMACInstances(_SMACSettings):
         self._pending: dict[int, Any] = {}
 
     def ask(self) -> Proposal:
-        assert self.cash is not None
         info = _ask(self.facade)
-        proposal = self._proposal(_config(self.cash, info), self._index[info.instance])
+        proposal = self._proposal(config_of(self.space, info.config), self._index[info.instance])
         self._pending[proposal.batch] = info
         return proposal
 
@@ -166,10 +160,7 @@ class SMACInstances(_SMACSettings):
         incumbent = self.facade.intensifier.get_incumbent()
         if incumbent is None:
             return None
-        values = dict(incumbent)
-        return {
-            p.name: _plain(p, values[p.name]) for p in self.space.parameters if p.name in values
-        }
+        return config_of(self.space, incumbent)
 
 
 class SMACBatch(FullEvaluation, _SMACSettings):
@@ -184,9 +175,8 @@ class SMACBatch(FullEvaluation, _SMACSettings):
         self._info: Any = None
 
     def propose(self) -> Mapping[str, Any] | None:
-        assert self.cash is not None
         self._info = _ask(self.facade)
-        return _config(self.cash, self._info)
+        return config_of(self.space, self._info.config)
 
     def observe(self, config: Mapping[str, Any], loss: float) -> None:
         _tell(self.facade, self._info, loss)

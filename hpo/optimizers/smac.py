@@ -89,7 +89,13 @@ def _hyperparameter(p: Parameter, impute_value: float) -> Hyperparameter:
     return CategoricalHyperparameter(p.name, list(p.choices), default_value=str(default))
 
 
-def _plain(p: Parameter, value: Any) -> Value:
+def config_of(space: Space, configuration: Any) -> dict[str, Value]:
+    """A ConfigSpace configuration as ``space``'s configuration (its active parameters)."""
+    values = dict(configuration)
+    return {p.name: plain_value(p, values[p.name]) for p in space.parameters if p.name in values}
+
+
+def plain_value(p: Parameter, value: Any) -> Value:
     """``value`` (numpy scalars from ConfigSpace) as the Python type of ``p``'s values."""
     if isinstance(p, Real):
         return float(value)
@@ -123,8 +129,8 @@ class SMACOptimizer(Optimizer):
             self.output_directory = Path(directory)
             self.facade = self._facade(self.output_directory)
         if impute == "default":
-            _impute_defaults(self.facade, self.configspace)
-        _order_local_search_starts(self.facade)
+            impute_defaults(self.facade, self.configspace)
+        order_local_search_starts(self.facade)
         self._pending: dict[int, TrialInfo] = {}
         self._asked = 0
 
@@ -151,11 +157,7 @@ class SMACOptimizer(Optimizer):
             info = self.facade.ask()
         self._asked += 1
         self._pending[self._asked] = info
-        values = dict(info.config)
-        config = {
-            p.name: _plain(p, values[p.name]) for p in self.space.parameters if p.name in values
-        }
-        return info, config
+        return info, config_of(self.space, info.config)
 
     def ask(self) -> Proposal:
         if self._asked >= self.budget:
@@ -178,7 +180,7 @@ class SMACOptimizer(Optimizer):
         self.y.append(float(loss))
 
 
-def _order_local_search_starts(facade: Any) -> None:
+def order_local_search_starts(facade: Any) -> None:
     """Make SMAC's local search independent of Python's hash seed.
 
     SMAC 2.x deduplicates the local search's starting points through a ``set`` of
@@ -197,7 +199,7 @@ def _order_local_search_starts(facade: Any) -> None:
     local_search._get_initial_points = initial_points
 
 
-def _impute_defaults(facade: Any, configspace: ConfigurationSpace) -> None:
+def impute_defaults(facade: Any, configspace: ConfigurationSpace) -> None:
     """Make the facade's random forest impute each conditional dimension with its default.
 
     SMAC 2.x fills its imputation table (``_conditional``, ``_impute_values``, indexed like
@@ -223,7 +225,7 @@ def impute_in_one_pass(facade: Any) -> None:
     non-finite entry of a conditional column gets the column's imputation value) on every
     training and prediction: on the CASH space, 264 columns per call, a sixth of SMAC's time.
     This does the same over all conditional columns at once, from the imputation table, which
-    must be full (:func:`_impute_defaults`). Same arrays (tests/test_cash_methods.py)."""
+    must be full (:func:`impute_defaults`). Same arrays (tests/test_cash_methods.py)."""
     model = facade._model
     conditional = np.array([model._conditional[i] for i in range(len(model._configspace))])
     values = np.zeros(len(conditional))
