@@ -360,7 +360,8 @@ def _optimize(
 ) -> list[_Evaluation]:
     """The ask / evaluate / tell loop; rules observe the optimizer after every evaluation.
 
-    With ``spec.time_budget`` the loop starts no evaluation once that many seconds have passed,
+    With ``spec.time_budget`` the loop starts no evaluation once that many seconds of
+    ``spec.time_budget_kind`` (wall, or CPU of this process and its fit children) have passed,
     so a run ends within one evaluation of its time budget (``spec.budget`` still caps the
     number of evaluations)."""
     space = prior_space.space

@@ -105,6 +105,24 @@ def test_every_other_study_keeps_its_run_identity():
     assert cpu.identity()["time_budget_kind"] == "cpu" and config_hash(cpu) != config_hash(timed)
 
 
+def test_a_cpu_time_budget_counts_cpu_seconds_not_waiting():
+    """``time_budget_kind=cpu`` (any study's runs): the clock counts this process's CPU seconds
+    (and its fit children's), not the time it waits; ``wall`` counts both."""
+    import time
+
+    from hpo.evaluation import Clock
+
+    cpu, wall = Clock("cpu"), Clock("wall")
+    time.sleep(0.3)
+    assert wall.spent() >= 0.3 and cpu.spent() < 0.1
+    children = [0.0]
+    charged = Clock("cpu", lambda: children[0])
+    children[0] = 5.0  # a fit child spent 5 CPU seconds
+    assert charged.spent() >= 5.0
+    with pytest.raises(ValueError, match="unknown time budget kind 'gpu'"):
+        Clock("gpu")
+
+
 @pytest.mark.parametrize(
     "override, message",
     [
