@@ -123,10 +123,10 @@ def test_variance_claims_read_the_right_direction() -> None:
     the defaults there (median std 0.05 against 0.005), the tied model varies less than the
     untied one (0 against 0.1); swapping which model is tied flips H5, so a claim that compared
     the columns the wrong way round, or always held, fails here."""
-    from analysis.claims import NOT_REPRODUCED, REPRODUCED, run_claim
+    from analysis.claims import NOT_REPRODUCED, REPRODUCED, Underpowered, run_claim
 
     by_id = {claim.id: claim for claim in claims.CLAIMS}
-    rows = _on_datasets(synthetic_rows(), claims.MIN_DATASETS)
+    rows = _on_datasets(synthetic_rows(), 6)
     assert run_claim(by_id["H4"], rows).status == NOT_REPRODUCED
     assert run_claim(by_id["H5"], rows).status == REPRODUCED
     swapped = rows.assign(ms_tied=rows["ms_tied"].map({True: False, False: True}))
@@ -134,4 +134,7 @@ def test_variance_claims_read_the_right_direction() -> None:
     stds = pd.DataFrame({"a": [1.0] * 6, "b": [2.0] * 6})
     assert claims.lower_std_on_most(stds, "a", "b", "", "").conditions[0][1] is True
     assert claims.lower_std_on_most(stds, "b", "a", "", "").conditions[0][1] is False
-    assert claims.lower_std_on_most(stds.iloc[:5], "a", "b", "", "").conditions[0][1] is None
+    assert claims.lower_std_on_most(stds.iloc[:5], "a", "b", "", "").conditions[0][1] is True
+    # 4 datasets: the one-sided sign test's floor is 1/2^4 = 0.0625, whatever the stds
+    weak = claims.lower_std_on_most(stds.iloc[:4], "a", "b", "", "").conditions[0][1]
+    assert isinstance(weak, Underpowered) and weak.smallest_p == 0.0625

@@ -244,8 +244,9 @@ def claims_section(rows: pd.DataFrame, context: ReportContext, extra: pd.DataFra
     shown, tally = claims_display(records)
     return (
         "## The seed's claims\n\n"
-        f"Read on the {claims.METHOD} runs (the seed's random search). A claim over datasets is "
-        f"decided only with at least {claims.MIN_DATASETS} datasets (else *not evaluated*). "
+        f"Read on the {claims.METHOD} runs (the seed's random search). A claim that rests on "
+        "a test is *not evaluated: underpowered* when the test cannot reach p < 0.05 with the "
+        "datasets at hand (the reason gives its smallest attainable p). "
         f"{tally}.\n\n"
         + context.write(shown, "hierarchical_claims", "Claims checklist (seed 003, §5)", records)
     )
