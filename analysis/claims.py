@@ -41,6 +41,11 @@ REPRODUCED, NOT_REPRODUCED, NOT_EVALUATED = "reproduced", "not reproduced", "not
 STATUSES = (REPRODUCED, NOT_REPRODUCED, NOT_EVALUATED)
 UNDERPOWERED = "underpowered"  # the reason's first word when a test cannot reach its level
 UNDECIDED_NOTE = "the results cannot decide it"
+# what a report says of the status, next to its tally
+UNDERPOWERED_NOTE = (
+    "*Not evaluated: underpowered* = a condition rests on a test that cannot reach its level "
+    "with the data at hand, whatever the data (the reason gives the smallest attainable p)."
+)
 InputsT = TypeVar("InputsT")
 
 

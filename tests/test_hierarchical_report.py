@@ -138,3 +138,40 @@ def test_variance_claims_read_the_right_direction() -> None:
     # 4 datasets: the one-sided sign test's floor is 1/2^4 = 0.0625, whatever the stds
     weak = claims.lower_std_on_most(stds.iloc[:4], "a", "b", "", "").conditions[0][1]
     assert isinstance(weak, Underpowered) and weak.smallest_p == 0.0625
+
+
+def test_models_tied_with_the_best_are_marked_blue_whatever_boolean_the_files_hold() -> None:
+    """A run file whose ``ms_tied`` column has no null reads back as numpy booleans (pyarrow ->
+    pandas ``bool`` dtype), and ``np.True_ is True`` is false: the tied model must still be
+    marked, in the summary and in blue in the figure; an untied one must not be."""
+    from matplotlib.colors import to_rgba
+    from matplotlib.patches import PathPatch
+
+    from analysis.hierarchical import report
+
+    rows = synthetic_rows()
+    rows["ms_tied"] = rows["ms_tied"].fillna(False).astype(bool)  # as a file without nulls
+    assert isinstance(rows["ms_tied"].iloc[2], np.bool_)
+    boxes = report._learner_boxes(rows, "balance-scale", "HRS").set_index("learner")
+    assert boxes.loc["LinearSVM", "tied"] and not boxes.loc["KNN", "tied"]
+    figure = report.boxes_figure(boxes.reset_index(), "balance-scale, HRS")
+    faces = [p.get_facecolor() for p in figure.axes[0].patches if isinstance(p, PathPatch)]
+    assert faces.count(to_rgba(report.TIED_COLOUR)) == 1  # LinearSVM's optimised box only
+
+
+def test_table_5_1_rows_are_named_and_datasets_have_one_name() -> None:
+    """Table 5.1's rows read "dataset | source" under named headers (not Python tuples under an
+    empty header), and a dataset is called by the seed's name, with the name it runs as only
+    where they differ: ``tae (teaching)``, ``iris`` (never ``iris (iris)``)."""
+    from analysis.hierarchical import report
+    from analysis.render import markdown
+
+    assert data.dataset_label("teaching") == "tae (teaching)"
+    assert data.dataset_label("iris") == "iris"
+    rows = synthetic_rows()
+    both = pd.concat([rows, rows.assign(dataset="teaching")], ignore_index=True)
+    text = markdown(report.table_beside_seed(data.table_5_1(both)))
+    header = text.splitlines()[0]
+    assert header.startswith("| dataset | source | default worst |"), header
+    assert "('" not in text and "| tae (teaching) | ours, HRS |" in text
+    assert "| balance-scale | seed (Table 5.1) |" in text

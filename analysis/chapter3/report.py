@@ -23,7 +23,7 @@ import pandas as pd
 
 from analysis import cd_diagram, load, render, stats
 from analysis.chapter3 import claims, data, thesis
-from analysis.claims import claims_display
+from analysis.claims import UNDERPOWERED_NOTE, claims_display
 from analysis.plugins import ReportContext
 from analysis.render import format_number
 
@@ -185,7 +185,8 @@ def claims_section(inputs: Inputs, write: render.TableWriter) -> str:
         "## 2. Claims checklist (thesis §3.3.2, §3.4.2)\n\n"
         f"{len(frame)} claims: {tally}. *Reproduced* = every condition of the proposition holds "
         "on our results (significance: two-sided Wilcoxon p < 0.05 across datasets, as the "
-        "thesis's bold+underlined cells); the thesis column quotes the thesis and its table.\n\n"
+        "thesis's bold+underlined cells); the thesis column quotes the thesis and its table. "
+        f"{UNDERPOWERED_NOTE}\n\n"
         + write(display, "claims", "Chapter-3 claims: thesis vs ours", data=frame)
     )
 

@@ -23,7 +23,7 @@ import pandas as pd
 
 from analysis import cd_diagram, render, stats
 from analysis.chapter5 import claims, data, figures, thesis
-from analysis.claims import claims_display
+from analysis.claims import UNDERPOWERED_NOTE, claims_display
 from analysis.figures import NOT_DRAWN
 from analysis.plugins import ReportContext
 from analysis.thesis_comparison import wilcoxon_beside_thesis
@@ -371,9 +371,8 @@ def claims_section(inputs: Inputs, write: render.TableWriter) -> str:
         f"{len(frame)} claims: {tally}. *Reproduced* = every condition holds on our results "
         "(significance: two-sided Wilcoxon p < 0.05 across datasets with a positive win/loss "
         "count; ranks, Friedman and Nemenyi among the thesis's methods); *not evaluated* = an "
-        'input is missing or a "no significant difference" cannot be decided (fewer than 6 '
-        "datasets, or 6 repetitions for the per-dataset tests). The thesis column quotes the "
-        "thesis and its table.\n\n"
+        "input is missing or a condition cannot be decided. The thesis column quotes the thesis "
+        f"and its table. {UNDERPOWERED_NOTE}\n\n"
         + write(display, "claims", "Chapter-5 claims: thesis vs ours", data=frame)
     )
 

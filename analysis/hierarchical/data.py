@@ -48,6 +48,16 @@ SEED_FAMILY = {
 # the tests, are reported under the seed's names too)
 SEED_NAME_OF = {run: seed for seed, (run, _) in SEED003_DATASETS.items() if run is not None}
 SEED_NAME_OF |= {"sklearn-iris": "iris", "sklearn-wine": "wine"}
+
+
+def dataset_label(run_name: str) -> str:
+    """The one name a dataset has in the report, its tables, figures and file names: the seed's
+    name, with the name it runs as in parentheses only where the two differ (``tae
+    (teaching)``, ``iris``)."""
+    seed_name = SEED_NAME_OF.get(run_name, run_name)
+    return seed_name if seed_name == run_name else f"{seed_name} ({run_name})"
+
+
 COLUMNS = (
     "dataset",
     "method",
@@ -131,7 +141,7 @@ def cost_table(rows: pd.DataFrame) -> pd.DataFrame:
     runs = rows.drop_duplicates(["dataset", "method"])
     table = pd.DataFrame(
         {
-            "dataset": runs["dataset"].to_numpy(),
+            "dataset": runs["dataset"].map(dataset_label).to_numpy(),
             "method": runs["method"].map(lambda m: METHOD_NAMES.get(m, m)).to_numpy(),
             "run s": runs["run_seconds"].to_numpy(dtype=float),
             "stage s": runs["selection_stage_seconds"].to_numpy(dtype=float),

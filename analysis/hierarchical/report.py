@@ -16,7 +16,7 @@ import pandas as pd
 import yaml
 from matplotlib.figure import Figure
 
-from analysis.claims import claims_display, records_frame, run_claim
+from analysis.claims import UNDERPOWERED_NOTE, claims_display, records_frame, run_claim
 from analysis.hierarchical import claims, data, priors, seed
 from analysis.plugins import ReportContext
 from analysis.render import FigureSet, format_number, tables_dir
@@ -57,13 +57,14 @@ def table_beside_seed(ours: pd.DataFrame) -> pd.DataFrame:
     columns = ["default worst", "default best", "optimized", "boost %", "family"]
     rows = []
     for dataset, frame in ours.groupby("dataset", sort=False):
+        label = data.dataset_label(str(frame["run as"].iloc[0]))
         for record in frame.to_dict("records"):
-            rows.append({"dataset": dataset, "source": f"ours, {record['method']}", **record})
+            rows.append({**record, "dataset": label, "source": f"ours, {record['method']}"})
         if dataset in reference.index:
             printed = reference.loc[dataset]
             rows.append(
                 {
-                    "dataset": dataset,
+                    "dataset": label,
                     "source": "seed (Table 5.1)",
                     "default worst": printed["default_worst"],
                     "default best": printed["default_best"],
@@ -131,10 +132,16 @@ def _learner_boxes(rows: pd.DataFrame, dataset: str, method: str) -> pd.DataFram
                 "default": defaults.loc[learner, "scores"] if learner in defaults.index else None,
                 "optimized": None if best is None else best["scores"],
                 "p_value": np.nan if best is None else best["ms_p_value"],
-                "tied": False if best is None else bool(best["ms_tied"] is True),
+                "tied": best is not None and _tied(best["ms_tied"]),
             }
         )
     return pd.DataFrame(records)
+
+
+def _tied(flag: object) -> bool:
+    """The cascade's tied flag as read from the runs' files: a Python or a numpy boolean (a
+    file whose column has no null gives numpy's), or None/NaN for a model it did not rank."""
+    return bool(pd.notna(flag) and flag)
 
 
 def boxes_figure(boxes: pd.DataFrame, title: str) -> Figure:
@@ -177,15 +184,16 @@ def figures_section(rows: pd.DataFrame, context: ReportContext) -> str:
     for (dataset, method), _ in optimized.groupby(["dataset", "method"], sort=True):
         boxes = _learner_boxes(rows, str(dataset), str(method))
         label = data.METHOD_NAMES.get(str(method), str(method))
+        name = data.dataset_label(str(dataset))
         seed_name = data.SEED_NAME_OF.get(str(dataset), str(dataset))
         table = boxes.assign(
             default_mean=[np.mean(s) if s is not None else np.nan for s in boxes["default"]],
             optimized_mean=[np.mean(s) if s is not None else np.nan for s in boxes["optimized"]],
         ).drop(columns=["default", "optimized"])
         figures.add(
-            boxes_figure(boxes, f"{seed_name} ({dataset}), {label}: α = {claims.ALPHA}"),
-            f"hierarchical_boxes_{dataset}_{method}",
-            f"Figs 5.1/5.2 layout, {seed_name}, {label}: per learner the defaults (thin, grey) "
+            boxes_figure(boxes, f"{name}, {label}: α = {claims.ALPHA}"),
+            f"hierarchical_boxes_{seed_name}_{method}",
+            f"Figs 5.1/5.2 layout, {name}, {label}: per learner the defaults (thin, grey) "
             "and the optimised model (thick; blue = not significantly worse than the best, "
             "p-value vs the best at the right); dotted: the baseline",
             {"summary": table.set_index("learner")},
@@ -244,9 +252,7 @@ def claims_section(rows: pd.DataFrame, context: ReportContext, extra: pd.DataFra
     shown, tally = claims_display(records)
     return (
         "## The seed's claims\n\n"
-        f"Read on the {claims.METHOD} runs (the seed's random search). A claim that rests on "
-        "a test is *not evaluated: underpowered* when the test cannot reach p < 0.05 with the "
-        "datasets at hand (the reason gives its smallest attainable p). "
+        f"Read on the {claims.METHOD} runs (the seed's random search). {UNDERPOWERED_NOTE} "
         f"{tally}.\n\n"
         + context.write(shown, "hierarchical_claims", "Claims checklist (seed 003, §5)", records)
     )
