@@ -133,6 +133,9 @@ def summary_section(inputs: Inputs, write: render.TableWriter) -> str:
         "published numbers; columns marked *ours* are computed from these results. Our ranks "
         "are among the methods present here (a missing method changes the scale).\n"
     )
+    note = data.budget_note(inputs.outcomes)
+    if note:
+        parts.append(note + "\n")
     for experiment, table in EXPERIMENTS.items():
         for protocol in load.PROTOCOLS:
             numbers = summary_numbers(inputs, experiment, protocol)
@@ -351,13 +354,15 @@ def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None
     figure_set = render.FigureSet(out_dir)
     errors, ranks = _curve_tables(inputs)
     n_datasets = max((len(s) for (_, e), s in inputs.experiments.items() if e == "main"), default=0)
+    note = data.budget_note(inputs.outcomes)
     figure_set.add(
-        _drawn("figure_3_3", errors, ranks, n_datasets),
+        _drawn("figure_3_3", errors, ranks, n_datasets, note),
         "fig3_3_convergence",
         "Fig 3.3 (ours): mean test error (top) and average rank (bottom) vs function evaluations; "
-        "ranks among all Table 3.1 methods present, at t = 6k and the last t (thesis §3.3.1; "
+        "ranks among all the Table 3.1 methods present (the axis says how many), of which the "
+        "six series of the thesis's figure are drawn, at t = 6k and the last t (thesis §3.3.1; "
         "[decide], docs/deviations.md). "
-        "Colour = base optimiser, dashed = reshuffled (-r).",
+        "Colour = base optimiser, dashed = reshuffled (-r)." + (f" {note}" if note else ""),
         {
             **{f"error_{p}": e for p, e in errors.items()},
             **{f"rank_{p}": r for p, r in ranks.items()},
@@ -367,7 +372,8 @@ def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None
     figure_set.add(
         _drawn("figure_3_4", bin_ranks, counts),
         "fig3_4_rank_by_size",
-        "Fig 3.4 (ours): average rank (among all Table 3.1 methods present) per |D_TVS| bin "
+        "Fig 3.4 (ours): average rank (among all the Table 3.1 methods present, six drawn) per "
+        "|D_TVS| bin "
         "(thesis bins 1–133–455–1403–1e5).",
         bin_ranks,
     )
@@ -488,12 +494,13 @@ def _methods_line(inputs: Inputs) -> Iterable[str]:
 
 
 def title_section(inputs: Inputs) -> str:
+    note = data.budget_note(inputs.outcomes)
     return (
         "# Chapter 3 reproduction report\n\n"
         f"Results: `{inputs.source}` — {_scale_sentence(inputs.outcomes)}; the thesis: "
         f"{THESIS_SCALE}. With few datasets the ranks, win rates and Wilcoxon tests below have "
         "little power: read them as a check of the pipeline unless the results cover the 118 "
-        "datasets. Details of the data in section 7.\n"
+        "datasets. Details of the data in section 7." + (f" {note}" if note else "") + "\n"
     )
 
 
