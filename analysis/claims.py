@@ -91,8 +91,8 @@ TESTS = {
 
 
 def smallest_attainable_p(test: str, n: int, k: int | None = None) -> float:
-    """The smallest p-value ``test`` can give with ``n`` observations (the non-zero paired
-    differences, the points of a correlation, the datasets of Friedman or Nemenyi over ``k``
+    """The smallest p-value ``test`` can give with ``n`` observations (the pairs of a signed-rank
+    or sign test, the points of a correlation, the datasets of Friedman or Nemenyi over ``k``
     methods), whatever their values; 1 when n is too small for any evidence."""
     if test not in TESTS:
         raise ValueError(f"unknown test {test!r}; valid: {', '.join(TESTS)}")
@@ -108,7 +108,7 @@ def smallest_attainable_p(test: str, n: int, k: int | None = None) -> float:
     if n < 1:
         return 1.0
     if test == "friedman":
-        return float(math.factorial(k) ** (1 - n)) if n > 1 else 1.0
+        return float(math.factorial(k) ** (1 - n))
     q = (k - 1) * math.sqrt(2.0) / math.sqrt(k * (k + 1) / (6.0 * n))
     return float(scipy_stats.studentized_range.sf(q, k, np.inf))
 
