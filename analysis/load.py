@@ -58,7 +58,7 @@ ScoreKey = tuple[str, str]  # (protocol, part)
 
 
 # Provenance strings repeated on every row of a run (the ``versions`` JSON alone is ~300 bytes):
-# read as categoricals, one copy per distinct value (issue 26: a paper-scale result set).
+# read as categoricals, one copy per distinct value (a paper-scale result set).
 REPEATED_STRINGS = ("versions", "git_revision", "finished_at")
 
 
@@ -135,7 +135,7 @@ def load_outcomes(folder: str | Path, categorical_names: bool = False) -> pd.Dat
     (``results/<experiment>/<profile>``) holding ``consolidated/`` and/or ``runs/``.
     ``test_error`` stays a fraction, as in the results files. ``categorical_names``: the
     :data:`NAME_COLUMNS` as categoricals (:func:`with_categorical_names`), read as such from a
-    consolidated file (issue 26: a third of a paper-scale report's reading time otherwise).
+    consolidated file (a third of a paper-scale report's reading time otherwise).
     """
     folder = Path(folder)
     unreadable: dict[str, str] = {}
@@ -194,7 +194,7 @@ def load_traces(folder: str | Path) -> pd.DataFrame:
 
 
 def with_categorical_names(outcomes: pd.DataFrame) -> pd.DataFrame:
-    """``outcomes`` with the :data:`NAME_COLUMNS` as categoricals (issue 26): grouping by
+    """``outcomes`` with the :data:`NAME_COLUMNS` as categoricals: grouping by
     Arrow-backed strings factorizes them again for every groupby, a large share of a paper-scale
     report's statistics time. For plug-ins that only read those columns (``ChapterPlugin.
     categorical_names``); aggregates keep plain string labels (:func:`per_dataset_errors`)."""

@@ -1,4 +1,4 @@
-"""Time and memory of the Chapter-3 report on a paper-sized result set (issue 26).
+"""Time and memory of the Chapter-3 report on a paper-sized result set (``docs/performance.md``).
 
 Builds the result set synthetically from a real smoke sweep: the outcome rows of
 ``results/chapter3/smoke`` (5 datasets x 2 repetitions, ``make reproduce-chapter3 PROFILE=smoke``)

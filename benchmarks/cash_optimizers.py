@@ -4,7 +4,7 @@ Each method asks for ``--n`` (configuration, instance) evaluations of the classi
 (264 hyperparameters) with 10 instances, told a synthetic loss (a per-learner constant plus a
 per-fold offset, so that racing and models have something to learn); no fit is run. The table
 gives the median and mean milliseconds per evaluation and the total, beside random search (the
-peer with no model). Issue 29 asks that the optimisers' time stay under 5 % of a smoke run's wall
+peer with no model). The target is that the optimisers' time stay under 5 % of a smoke run's wall
 time: an evaluation of a smoke run (10-fold CV on Car or Yeast in a child process) takes tens to
 hundreds of milliseconds per fold, printed by every report's "Optimiser time" section.
 

@@ -1,4 +1,4 @@
-"""Peak memory of Hyperband's largest MRBI bracket (issue 27: "paused configurations live on disk,
+"""Peak memory of Hyperband's largest MRBI bracket (the target: "paused configurations live on disk,
 not in memory: MRBI's largest bracket (81 configurations) stays under 2 GB of RAM").
 
 One run of ``optimizer=hyperband space=ffnn_mrbi`` with the seed's MRBI plan (R = 100, η = 3),

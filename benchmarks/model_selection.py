@@ -1,4 +1,4 @@
-"""Speed of the statistical model-selection cascade (seed 003 §3.5, Algorithm 2; issue 28, "Speed").
+"""Speed of the statistical model-selection cascade (Bermúdez-Chacón 2014, §3.5, Algorithm 2).
 
 Times :func:`hpo.model_selection.select_models` on 10 candidates x 30 scores (3 x 10-fold CV on
 the hold-out part, §3.3) on both paths of the cascade (normal, equal-variance scores take ANOVA

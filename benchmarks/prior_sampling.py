@@ -1,4 +1,4 @@
-"""Speed of top-down sampling from per-context priors (seed 003 §3.1.3; issue 28, "Speed").
+"""Speed of top-down sampling from per-context priors (Bermúdez-Chacón 2014, §3.1.3).
 
 Draws 10,000 configurations of the 17-learner tree of ``conf/space/seed003.yaml`` (48
 parameters, two virtual ones, priors of every family) with :meth:`hpo.priors.PriorSpace.

@@ -166,7 +166,7 @@ def beliefs_table(folder: Path, n_runs: int) -> pd.DataFrame:
 def _print(records: list[dict[str, object]]) -> None:
     print(
         f"thesis, 118 datasets (Table 3.2): count(gp-r, gp) = +{THESIS_118['count']}, "
-        f"p = {THESIS_118['p']}; on the 87 with |D_TVS| <= 1403 (App. B, issue 30): "
+        f"p = {THESIS_118['p']}; on the 87 with |D_TVS| <= 1403 (App. B): "
         f"{THESIS_87['better']} better / {THESIS_87['worse']} worse, "
         f"+{THESIS_87['mean_pp']} pp, p = {THESIS_87['p']}"
     )

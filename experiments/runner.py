@@ -1,6 +1,6 @@
 """One optimization run, from a plain :class:`RunSpec` to its results tables.
 
-Data flow (DESIGN.md): dataset → outer split → ``optimizer.ask()`` → the protocol gives the folds
+Data flow: dataset → outer split → ``optimizer.ask()`` → the protocol gives the folds
 for this batch → the configuration's learner is fitted and scored (:mod:`hpo.evaluation`) →
 ``optimizer.tell(validation loss)`` → one trace row. Then every selection rule reads the trace
 and returns a choice per iteration (one member, or several); each distinct member is retrained on
@@ -75,7 +75,7 @@ class RunSpec:
     vote_ties: str = "lowest"
     post_hoc: Mapping[str, Any] = field(default_factory=lambda: dict(POST_HOC_DEFAULTS))
     experiment: str | None = None
-    # seed 003 (docs/seed003.md): the performance index as the objective (PerformanceIndex's
+    # seed 003 (docs/hierarchical.md): the performance index as the objective (PerformanceIndex's
     # arguments; None: the zero-one error), class probabilities kept in the run and the
     # sidecar, a budget in seconds beside the one in evaluations, and the model-selection stage
     performance_index: Mapping[str, Any] | None = None

@@ -58,7 +58,7 @@ def spaces_for_task(task: str) -> list[str]:
 
 def load_prior_space(name: str) -> PriorSpace:
     """The space declared in ``conf/space/<name>.yaml`` with its priors and virtual parameters
-    (seed 003, §3.1; format in ``docs/seed003.md``)."""
+    (seed 003, §3.1; format in ``docs/hierarchical.md``)."""
     return prior_space_from_config(space_config(name))
 
 

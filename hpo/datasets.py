@@ -243,7 +243,7 @@ ESMBO_REGRESSION = (*SKLEARN_REGRESSION, *TORGO_OPENML.values())
 # seed name -> (name run, how it maps). The name run is a catalog name (UCI-121), an OpenML id
 # (run when it is in the OpenML folder, else "not run: needs OpenML", plan_datasets), or None (no
 # public copy: listed as not run, never dropped). The OpenML ids are the usual copies of the UCI
-# files (16 and 18 seen in a public listing; the others not verified offline, docs/seed003.md).
+# files (16 and 18 seen in a public listing; the others not verified offline, docs/hierarchical.md).
 SEED003_DATASETS: dict[str, tuple[str | None, str]] = {
     "balance-scale": ("balance-scale", "UCI-121 balance-scale (same UCI data, 625 x 4)"),
     "blood-transfusion": ("blood", "UCI-121 blood (same UCI data, 748 x 4)"),

@@ -9,7 +9,7 @@ uncertain Gaussian model): ``D = (1/|I|) int_I |F_hat(x) - F_n(x)| dx`` (eq. 4.3
 denotes a variance). The learned mixture becomes a :class:`hpo.priors.GaussianMixture`, and so a
 prior file (:func:`hpo.priors.prior_file`).
 
-Decisions (docs/seed003.md): a new component has weight 1 and standard deviation 0.05 x the
+Decisions (docs/hierarchical.md): a new component has weight 1 and standard deviation 0.05 x the
 parameter's range; ``F_n`` is the CDF of the two components a merge replaces; ``I`` spans their
 means +- 4 standard deviations; the closest means are tried first; T_D = 0.05, threshold 0.9.
 """

@@ -100,7 +100,7 @@ def test_chapter3_run_identity_is_unchanged_by_the_standardize_setting() -> None
     out of the hash, so existing results keep their file names."""
     spec = compose_run(["optimizer=gp", "dataset=iris"])
     assert "standardize" not in spec.identity()["protocol"]
-    # As before the setting existed, but for fit_guard.retrain_on_limit (issue 26), which changed
+    # As before the setting existed, but for fit_guard.retrain_on_limit, which changed
     # every run's identity on purpose: the retraining's rule changed (15bc7a8c7e1ddd20 before).
     assert config_hash(spec) == "575ac9b707b1cd12"
     on = compose_run(["optimizer=gp", "dataset=iris", "protocol.standardize=true"])

@@ -173,7 +173,7 @@ def one_class_plateau(u: np.ndarray) -> float:
 
 
 def test_a_random_start_can_stay_on_the_one_class_plateau_and_the_centre_start_does_not() -> None:
-    """Issue 26: the start decides whether CMA-ES ever sees two different losses."""
+    """The start decides whether CMA-ES ever sees two different losses."""
     stuck = Counter()
     for seed in range(40):
         for start in ("random", "centre"):

@@ -1,4 +1,4 @@
-"""Everyday use without surprises (issue 14): multirun over config groups, damaged results healed,
+"""Everyday use without surprises: multirun over config groups, damaged results healed,
 work refused before it starts when it could not be saved, workers sharing a folder, pre-flight
 checks, file modes, provenance."""
 

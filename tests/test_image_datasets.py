@@ -93,7 +93,8 @@ def test_the_mnist_subset_is_5000_real_digits_checked_and_split_by_the_medium_pr
     assert data.X.min() == 0.0 and data.X.max() == 1.0  # pixels / 255
     assert np.bincount(data.y).tolist() == [500] * 10
     assert image_datasets.MNIST_SUBSET in image_datasets.load_image_set.__doc__
-    # The medium profile's holdout split (conf/experiment/surrogates.yaml; docs/seed002.md).
+    # The medium profile's holdout split (conf/experiment/surrogates.yaml;
+    # docs/surrogates-hyperband.md).
     from hpo.protocol import ProtocolSettings, RepetitionSplits
 
     settings = ProtocolSettings(valid_frac=1 / 6, train_cap=None)

@@ -4,7 +4,7 @@ Every import counts, wherever it stands: at module level, inside a function (a l
 only hides a circle) or under ``if TYPE_CHECKING:`` (a type-only import still ties two modules
 together for a reader and for any tool that resolves it). Importing ``a.b`` runs ``a/__init__``
 first; that implicit edge is not counted, so a package that re-exports its own submodules is not
-a circle. Issue 25 untied the one circle ``hpo/`` had (selection, agnostic Bayes, evaluation,
+a circle. The one circle ``hpo/`` once had was untied (selection, agnostic Bayes, evaluation,
 ensembles, the ensemble rules and the optimizers' base module).
 """
 

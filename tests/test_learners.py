@@ -423,7 +423,7 @@ def test_linear_svm_coordinate_descent_differs_across_seeds(wine) -> None:
 def test_a_final_retraining_that_hits_the_limit_is_kept_by_default_and_recorded(
     retrain_on_limit: str, scored_one: bool
 ) -> None:
-    """Issue 26: the search's fits that reach libsvm's limit score 1.0 (steering the search away),
+    """The search's fits that reach libsvm's limit score 1.0 (steering the search away),
     but the chosen model's retraining on D_TVS keeps the truncated model's predictions by default;
     the hit is recorded either way."""
     from hpo.datasets import load_dataset

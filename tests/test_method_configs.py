@@ -81,7 +81,7 @@ THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
     "bohb": ("bohb", False, False, {"bohb": "best_validation"}),  # beyond seed 002
     "skopt-gp": ("surrogate", False, False, {"skopt-gp": "best_validation"}),  # seed 002
     "skopt-rf": ("surrogate", False, False, {"skopt-rf": "best_validation"}),  # seed 002
-    # seed 003 (docs/seed003.md): its tree, its protocol, the index and the selection stage
+    # seed 003 (docs/hierarchical.md): its tree, its protocol, the index and the selection stage
     "hrs": ("prior_rs", False, False, {"HRS": "best_validation"}),
     "pds": ("pds", False, False, {"PDS": "best_validation"}),
     "hypercube": ("hypercube", False, False, {"HC": "best_validation"}),

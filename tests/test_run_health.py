@@ -1,5 +1,5 @@
 """Every report counts, per method, the runs stuck on a plateau and the retrainings that hit the
-iteration limit (issue 26: a plateau is never silent)."""
+iteration limit (a plateau is never silent)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 003 inside a run (issue 28 items 3-6): class probabilities in the evaluation and the
+"""Seed 003 inside a run (``docs/hierarchical.md``): class probabilities in the evaluation and the
 sidecar, the performance index as the objective, budgets in seconds, the prior-sampling
 optimisers by name, and the model-selection stage whose ranked list comes back from the results
 file."""
@@ -176,8 +176,9 @@ def test_bad_seed003_settings_are_one_line(override: str, message: str) -> None:
 
 
 def test_the_defaults_baseline_is_each_bare_estimator_scored_by_the_index(iris) -> None:
-    """Issue 28 item 7 (seed §5): every learner at scikit-learn's defaults, on the same folds of H
-    as the candidates, scored by the same index; checked against the bare classes by hand."""
+    """The defaults baseline (Bermúdez-Chacón 2014, §5): every learner at scikit-learn's
+    defaults, on the same folds of H as the candidates, scored by the same index; checked against
+    the bare classes by hand."""
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.naive_bayes import GaussianNB
 

@@ -107,7 +107,7 @@ def cost_section(rows: pd.DataFrame, context: ReportContext) -> str:
     return (
         "## Cost of the model-selection stage\n\n"
         f"The stage's CV fits on H took {share:.0f} % of the runs' seconds in total (the cascade "
-        "itself is a fraction of a second; docs/seed003.md, Speed).\n\n"
+        "itself is a fraction of a second; docs/hierarchical.md, Speed).\n\n"
         + context.write(shown, "hierarchical_cost", "Seconds per run", table)
     )
 
@@ -261,7 +261,7 @@ def sections(context: ReportContext) -> list[str]:
         "Methods: HRS = `hrs` (hierarchical random search, §3.4(a)), PDS = `pds` "
         "(parametric-density sampler, §3.4(c)), HC = `hypercube` (shrinking hypercube, "
         "§3.4(b)); the 17-learner tree `conf/space/seed003.yaml`; S/H = 50/50; the cascade "
-        "(Algorithm 2) at α = 0.05. Details, decisions and deviations: docs/seed003.md.\n",
+        "(Algorithm 2) at α = 0.05. Details, decisions and deviations: docs/hierarchical.md.\n",
         dataset_section(rows, context),
         table_section(rows, context),
         cost_section(rows, context),

@@ -288,7 +288,7 @@ def sections(context: ReportContext) -> list[str]:
         "validation error of the run (Hyperband: over every evaluation, partial ones included) "
         "and its test error after retraining. Rows labelled *seed* are the seed's published "
         "numbers (real MNIST-basic/MRBI, 10 runs), rows labelled *ours* are this sweep's. "
-        "Details and deviations: docs/seed002.md.\n",
+        "Details and deviations: docs/surrogates-hyperband.md.\n",
     ]
     figures = FigureSet(context.out_dir)
     for part in results.parts:

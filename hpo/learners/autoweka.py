@@ -11,7 +11,7 @@ fixed preprocessing followed by the optional selection and the model (spec C1, "
 
 Min-max scaling is WEKA's own default normalisation (SMO, MLP, ``N = 0``), and it keeps the
 inputs non-negative, so Multinomial NB applies everywhere. The datasets reach the framework
-numerically encoded, so the one-hot step of the spec has nothing to encode (docs/seed004.md).
+numerically encoded, so the one-hot step of the spec has nothing to encode (docs/autoweka.md).
 Each ``make_*`` function below maps one component's WEKA options to scikit-learn and says what
 is approximate; small custom estimators (fidelity C) are the classes at the end.
 """

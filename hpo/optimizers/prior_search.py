@@ -7,7 +7,7 @@ the per-context priors, and the parametric-density sampler with its uniform fall
   history is kept. Without priors it draws as :meth:`hpo.space.Space.sample` (uniform).
 * :class:`ParametricDensity` (family ``pds``) — §3.4(c): draws from the (learned, Chapter 4)
   priors while this dataset's evaluations fit them, else uniformly. The seed names no fit test
-  and no threshold [decision, docs/seed003.md]: after ``min_evaluations`` evaluations, the fit
+  and no threshold [decision, docs/hierarchical.md]: after ``min_evaluations`` evaluations, the fit
   is Spearman's rank correlation between the prior's log-density of each evaluated configuration
   and its score (``−loss``): a prior that suits the dataset gives its dense regions the better
   scores. Below ``fit_threshold`` (default 0: the prior is no better than uninformative) the next

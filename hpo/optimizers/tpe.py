@@ -12,7 +12,7 @@ Settings (hyperopt 0.3's ``tpe.suggest`` keywords): ``n_startup_jobs`` 1 (the se
 default is 20), ``gamma`` 0.25, ``n_EI_candidates`` 24, ``prior_weight`` 1.0 (hyperopt's
 defaults, ``tests/test_tpe.py`` checks them against the installed hyperopt).
 
-The space is converted in :func:`hyperopt_space`, in one place (DESIGN.md): a log real is
+The space is converted in :func:`hyperopt_space`, in one place: a log real is
 ``hp.loguniform``, a real ``hp.uniform``, a log integer ``hp.qloguniform(q=1)`` (log-uniform,
 rounded to the nearest integer, as Table 2.1's caption says), an integer ``hp.quniform`` over
 ``[low − ½, high + ½]`` (each value one equal bin, as :class:`hpo.space.Integer`), a categorical
