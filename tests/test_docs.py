@@ -23,6 +23,8 @@ FENCE = re.compile(r"^```.*?^```", flags=re.S | re.M)
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", flags=re.M)
 # Top-level files a manual may cite by name alone.
 TOP_FILES = ("README.md", "Makefile", "run.py", "pyproject.toml")
+# Files a report writes (not in the repository) that a manual names by their bare name.
+GENERATED = ("report.md",)
 # A work log's marks, which a manual does not carry.
 WORK_LOG = re.compile(
     r"issue [0-9]|this stop|in progress|\.\./shared|DESIGN\.md|\bseed 00[0-9]\b"
@@ -87,7 +89,8 @@ def broken_links(path: Path, root: Path = REPO) -> list[str]:
 
 def cited_paths(path: Path, root: Path = REPO) -> list[str]:
     """Repository paths a manual cites in backticks: one token whose first folder is a tracked
-    top-level folder (``hpo/ensembles/rules.py``, ``analysis/chapter3/``), or a top-level file.
+    top-level folder (``hpo/ensembles/rules.py``, ``analysis/chapter3/``), a top-level file, or
+    a bare ``name.md`` (a manual beside this one, given relative to the repository root).
     Patterns (``<name>``, ``*``, ``{a,b}``, ``…``) are not paths and are left out."""
     roots = _tracked_roots(root)
     found = []
@@ -98,6 +101,8 @@ def cited_paths(path: Path, root: Path = REPO) -> list[str]:
         token = re.sub(r":\d+$", "", token)  # path:line
         if token in TOP_FILES or ("/" in token and token.split("/", 1)[0] in roots):
             found.append(token)
+        elif re.fullmatch(r"[\w.-]+\.md", token) and token not in GENERATED:
+            found.append((path.parent / token).relative_to(root).as_posix())
     return found
 
 
@@ -161,7 +166,7 @@ def test_the_checks_see_what_they_check(tmp_path: Path) -> None:
         "[out](../../elsewhere.md) [web](https://x.org)\n\n"
         "`hpo/` `docs/testing.md` `hpo/no_such_module.py` `conf/optimizer/<name>.yaml` "
         "`results/chapter3/` `results` `python -m hpo.x` `docs/testing.md::test_a` "
-        "`docs/testing.md::test_testing`\n\nSee issue 12; done in this stop.\n"
+        "`docs/testing.md::test_testing` `testing.md` `gone.md` `report.md`\n\nSee issue 12; done in this stop.\n"
     )
     assert broken_links(doc, root) == [
         "missing.md (no such file)",
@@ -174,6 +179,19 @@ def test_the_checks_see_what_they_check(tmp_path: Path) -> None:
         "hpo/no_such_module.py",
         "docs/testing.md::test_a",
         "docs/testing.md::test_testing",
+        "docs/testing.md",
+        "docs/gone.md",
     ]
-    assert missing_paths(doc, root) == ["docs/testing.md::test_a", "hpo/no_such_module.py"]
+    assert missing_paths(doc, root) == [
+        "docs/gone.md",
+        "docs/testing.md::test_a",
+        "hpo/no_such_module.py",
+    ]
     assert work_log_lines(doc) == ["probe.md:9: See issue 12; done in this stop."]
+
+
+def test_every_manual_is_listed_in_the_readme() -> None:
+    """A reader finds every page of ``docs/`` from the README's link to it."""
+    readme = REPO / "README.md"
+    linked = {(readme.parent / target).resolve() for target in LINK.findall(readme.read_text())}
+    assert [_relative(doc) for doc in MANUALS[1:] if doc.resolve() not in linked] == []
