@@ -166,7 +166,8 @@ def test_the_checks_see_what_they_check(tmp_path: Path) -> None:
         "[out](../../elsewhere.md) [web](https://x.org)\n\n"
         "`hpo/` `docs/testing.md` `hpo/no_such_module.py` `conf/optimizer/<name>.yaml` "
         "`results/chapter3/` `results` `python -m hpo.x` `docs/testing.md::test_a` "
-        "`docs/testing.md::test_testing` `testing.md` `gone.md` `report.md`\n\nSee issue 12; done in this stop.\n"
+        "`docs/testing.md::test_testing` `testing.md` `gone.md` `report.md`\n\n"
+        "See issue 12; done in this stop.\n"
     )
     assert broken_links(doc, root) == [
         "missing.md (no such file)",
