@@ -50,7 +50,7 @@ lint: $(STAMP)
 	$(PY) -m ruff format --check .
 
 data: $(STAMP)
-	$(PY) -m hpo.datasets download
+	$(PY) -m hpo.data download
 
 figures-chapter2: $(STAMP)
 	$(PY) -m experiments.figures_chapter2

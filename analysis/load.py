@@ -12,7 +12,7 @@ Owns the step from the results files (README, "Results") to the tables ``analysi
   mean (and std) over repetitions, one table per (protocol, part) [thesis §3.3.1];
 * :func:`iteration_errors`, :func:`rank_curves`: the per-iteration errors and ranks of Fig 3.3
   (thesis §3.3.1, Fig 3.3);
-* :func:`dataset_sizes`: |D_TVS| from the catalog, by the rule of ``hpo.protocol``
+* :func:`dataset_sizes`: |D_TVS| from the catalog, by the rule of ``hpo.evaluation.protocol``
   [thesis §3.3.2, Fig 3.4].
 """
 
@@ -27,8 +27,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analysis import layout, stats
-from hpo.datasets import catalog
-from hpo.protocol import ProtocolSettings
+from hpo.data.catalog import catalog
+from hpo.evaluation.protocol import ProtocolSettings
 
 OUTCOME_COLUMNS = (
     "run_id", "method", "dataset", "protocol", "part", "repetition", "iteration", "budget",
@@ -345,7 +345,8 @@ def rank_curves(errors: pd.DataFrame, budget: int) -> pd.DataFrame:
 
 def dataset_sizes(datasets: list[str] | pd.Index) -> pd.Series:
     """|D_TVS| per dataset: the training file's rows when the collection ships a test file,
-    else ``n − round(test_frac · n)`` as ``hpo.protocol`` splits it. NaN for unknown names."""
+    else ``n − round(test_frac · n)`` as ``hpo.evaluation.protocol`` splits it. NaN for unknown
+    names."""
     table = catalog()
     test_frac = ProtocolSettings().test_frac
     sizes = {}

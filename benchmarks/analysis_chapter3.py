@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hpo.datasets import dataset_names
+from hpo.data.catalog import dataset_names
 
 TARGET_SECONDS, TARGET_MB = 5.0, 1024.0
 REPO = Path(__file__).resolve().parents[1]

@@ -58,7 +58,7 @@ def network_bytes(trace: pd.DataFrame) -> float:
 def child(rows: int, unit: float, evaluations: int) -> None:
     from experiments.compose import compose_run
     from experiments.runner import run
-    from hpo.dataset_types import Dataset
+    from hpo.data.types import Dataset
 
     rng = np.random.default_rng(0)
     data = Dataset(

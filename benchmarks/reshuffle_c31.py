@@ -46,7 +46,7 @@ from analysis.stats import wilcoxon_pvalue
 from experiments.spaces import space_config
 from hpo.gp.kernels import make_kernel
 from hpo.gp.slice_sampler import HyperChain, SpearmintPriors
-from hpo.space import space_from_config
+from hpo.space.search_space import space_from_config
 
 THESIS_118 = {"count": 36, "datasets": 118, "p": 0.0001}  # Table 3.2; App. B p (ch2-3 spec §6)
 THESIS_87 = {"better": 53, "worse": 26, "mean_pp": 0.56, "p": 0.0004, "datasets": 87}

@@ -27,7 +27,7 @@ import numpy as np
 
 from experiments.spaces import load_space
 from hpo.optimizers import make_optimizer
-from hpo.space import Categorical, Integer, Real
+from hpo.space.search_space import Categorical, Integer, Real
 
 METHODS = {
     "skopt-gp": ("surrogate", {"model": "gp", "n_initial": 3}),

@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from experiments.compose import compose_run
 from experiments.runner import run
-from hpo.datasets import load_dataset
+from hpo.data.catalog import load_dataset
 
 DATASETS = ("sklearn-iris", "sklearn-wine", "sklearn-breast-cancer")
 METHODS = ("hrs", "hypercube")

@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.config import CONF_DIR, UsageError
-from hpo.datasets import catalog, resolve_name
+from hpo.data.catalog import catalog, resolve_name
 from hpo.learners import learner_resources
 from hpo.optimizers.hyperband import Fidelity
 

@@ -12,7 +12,7 @@ import pytest
 from experiments.spaces import load_space
 from hpo.optimizers import Proposal, make_optimizer
 from hpo.optimizers.cmaes import CMAESOptimizer
-from hpo.space import space_from_config
+from hpo.space.search_space import space_from_config
 
 OPTIMUM = np.array([0.3, 0.7])
 Loss = Callable[[np.ndarray], float]

@@ -89,7 +89,7 @@ def broken_links(path: Path, root: Path = REPO) -> list[str]:
 
 def cited_paths(path: Path, root: Path = REPO) -> list[str]:
     """Repository paths a manual cites in backticks: one token whose first folder is a tracked
-    top-level folder (``hpo/ensembles/rules.py``, ``analysis/chapter3/``), a top-level file, or
+    top-level folder (``hpo/rules/ensemble.py``, ``analysis/chapter3/``), a top-level file, or
     a bare ``name.md`` (a manual beside this one, given relative to the repository root).
     Patterns (``<name>``, ``*``, ``{a,b}``, ``…``) are not paths and are left out."""
     roots = _tracked_roots(root)

@@ -30,7 +30,7 @@ import yaml
 from experiments.compose import compose_run
 from experiments.config import CONF_DIR
 from experiments.sweep import plan
-from hpo.selection import METHOD_RULES
+from hpo.rules.final_selection import METHOD_RULES
 
 # method: (family, reshuffle, selection split, rule or {reported method: rule})
 THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hpo.datasets import (
+from hpo.data.catalog import (
     SEED003_BIOLOGICAL,
     SEED003_DATASETS,
     SEED003_STANDARD,

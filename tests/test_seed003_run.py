@@ -18,13 +18,13 @@ from experiments.results import read_predictions, read_run
 from experiments.runner import RunSpec, run
 from experiments.single import run_and_save
 from experiments.spaces import load_prior_space, space_config
-from hpo.datasets import load_dataset
-from hpo.evaluation import Evaluator
+from hpo.data.catalog import load_dataset
+from hpo.evaluation.evaluator import Evaluator
+from hpo.evaluation.performance_index import PerformanceIndex, class_frequencies
+from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard, fit_and_predict
-from hpo.model_selection import Candidate, select_models
 from hpo.optimizers import make_optimizer
-from hpo.performance_index import PerformanceIndex, class_frequencies
-from hpo.protocol import ProtocolSettings
+from hpo.significance.comparisons import Candidate, select_models
 
 FAST = ["dataset=sklearn-iris", "optimizer.model_selection.repeats=2"]
 FAST += ["optimizer.model_selection.folds=5", "protocol.n_folds=3"]
@@ -182,9 +182,9 @@ def test_the_defaults_baseline_is_each_bare_estimator_scored_by_the_index(iris) 
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.naive_bayes import GaussianNB
 
-    from hpo.evaluation import standardize_features
-    from hpo.selection_stage import SelectionSettings, holdout_folds, score_defaults
-    from hpo.space import space_from_config
+    from hpo.evaluation.evaluator import standardize_features
+    from hpo.significance.stage import SelectionSettings, holdout_folds, score_defaults
+    from hpo.space.search_space import space_from_config
 
     protocol = ProtocolSettings(validation="cv", n_folds=3, test_frac=0.5, standardize=True)
     space = space_from_config(

@@ -20,7 +20,7 @@ from analysis.claims import claims_display, records_frame, run_claim
 from analysis.hierarchical import claims, data, priors, seed
 from analysis.plugins import ReportContext
 from analysis.render import FigureSet, format_number, tables_dir
-from hpo.datasets import SEED003_DATASETS
+from hpo.data.catalog import SEED003_DATASETS
 
 TIED_COLOUR, OTHER_COLOUR, DEFAULT_COLOUR = "tab:blue", "0.45", "0.7"
 
@@ -46,7 +46,7 @@ def dataset_section(rows: pd.DataFrame, context: ReportContext) -> str:
     return (
         "## Datasets (Appendix B)\n\n"
         "Every set of the seed, mapped to what the framework has offline "
-        "(`hpo.datasets.SEED003_DATASETS`); none is dropped silently.\n\n"
+        "(`hpo.data.catalog.SEED003_DATASETS`); none is dropped silently.\n\n"
         + context.write(table, "hierarchical_datasets", "Appendix B's datasets and what ran")
     )
 
@@ -223,7 +223,7 @@ def prior_section(context: ReportContext) -> tuple[str, pd.DataFrame]:
     return (
         head + f"Learned from {len(learned.observations)} evaluations of the SVM's subtree on "
         f"{datasets} (in this order; a value accepted with probability equal to its index, "
-        "then COMBINE and SIMPLIFY, `hpo.prior_learning`). The prior file "
+        "then COMBINE and SIMPLIFY, `hpo.space.prior_learning`). The prior file "
         "[tables/learned_priors.yaml](tables/learned_priors.yaml) gives `pds` these priors "
         "(`optimizer.settings.priors`), the runs' sampling prior elsewhere.\n\n"
         + context.write(

@@ -20,7 +20,7 @@ from analysis.plugins import ReportContext
 from analysis.render import FigureSet, format_number
 from analysis.surrogates import ard, claims, data, seed, svm
 from analysis.surrogates.results import Results
-from hpo.image_datasets import IMAGE_SETS, MNIST_SUBSET
+from hpo.data.images import IMAGE_SETS, MNIST_SUBSET
 
 SUBSTITUTE_OF = {entry.substitute: name for name, entry in IMAGE_SETS.items()}
 ARD_METHOD = "RANDOM"  # Table 2.3 fits the random-search configurations

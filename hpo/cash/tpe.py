@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from hpo.cash.base import FullEvaluation
-from hpo.cash_space import CashSpace
+from hpo.cash.space import CashSpace
 from hpo.optimizers.base import Proposal
 from hpo.optimizers.tpe import TPEOptimizer
 

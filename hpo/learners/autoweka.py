@@ -1,5 +1,5 @@
 """The estimators of the Auto-WEKA CASH space (seed 004, Thornton 2014; spec C1's WEKA ->
-scikit-learn mapping), built from a configuration of :func:`hpo.cash_space.build_cash_space`.
+scikit-learn mapping), built from a configuration of :func:`hpo.cash.space.build_cash_space`.
 
 Registered as the learners ``autoweka_classification`` and ``autoweka_regression``: the
 configuration's ``learner`` picks a base learner, a meta-method (its base learner in

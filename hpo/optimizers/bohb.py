@@ -37,7 +37,7 @@ import numpy as np
 from hpo.optimizers.base import MultiFidelity, Proposal
 from hpo.optimizers.hyperband import Fidelity
 from hpo.optimizers.smac import SMACOptimizer
-from hpo.space import Space
+from hpo.space.search_space import Space
 
 
 class BOHB(SMACOptimizer, MultiFidelity):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hpo.optimizers.base import Optimizer, Proposal
-from hpo.space import Categorical, Space
+from hpo.space.search_space import Categorical, Space
 
 INITIAL_SIDE = 0.5
 SHRINK = 0.9
