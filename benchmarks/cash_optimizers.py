@@ -4,7 +4,7 @@ Each method asks for ``--n`` (configuration, instance) evaluations of the classi
 (264 hyperparameters) with 10 instances, told a synthetic loss (a per-learner constant plus a
 per-fold offset, so that racing and models have something to learn); no fit is run. The table
 gives the median and mean milliseconds per evaluation and the total, beside random search (the
-peer with no model). Issue 29 asks that the optimisers' time stay under 5 % of a smoke run's wall
+peer with no model). The target is that the optimisers' time stay under 5 % of a smoke run's wall
 time: an evaluation of a smoke run (10-fold CV on Car or Yeast in a child process) takes tens to
 hundreds of milliseconds per fold, printed by every report's "Optimiser time" section.
 
@@ -12,7 +12,7 @@ hundreds of milliseconds per fold, printed by every report's "Optimiser time" se
 
 Peers of two speed-ups, measured in the same run (the proposals are the same with and without):
 ``<name>/configspace`` runs a SMAC method on ConfigSpace's own hot paths instead of
-:func:`hpo.optimizers.configspace_shortcuts.configspace_shortcuts` (its equality, hashing,
+:func:`hpo.optimizers.backends.configspace_shortcuts.configspace_shortcuts` (its equality, hashing,
 iteration and neighbours); ``<name>/hyperopt-suggest``
 runs a TPE method through hyperopt's own ``tpe.suggest`` and ``rand.suggest`` (a posterior graph
 built on every proposal and evaluated by ``pyll.rec_eval``) instead of the adapter's
@@ -33,8 +33,8 @@ from experiments.autoweka import load_methods
 from experiments.spaces import load_cash_library
 from hpo.cash import smac_instances
 from hpo.cash.methods import make_method
-from hpo.cash_space import build_cash_space
-from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
+from hpo.cash.space import build_cash_space
+from hpo.optimizers.backends.configspace_shortcuts import configspace_shortcuts
 from hpo.optimizers.tpe import TPEOptimizer
 
 ONE_GRAPH = TPEOptimizer._suggest_on_one_graph

@@ -1,5 +1,5 @@
 """The least a retraining of the seed's SMAC costs on the CASH space, and the share of a run it
-sets at a given evaluation time (issue 29's "optimiser time under 5 % of a smoke run").
+sets at a given evaluation time (the target: optimiser time under 5 % of a smoke run).
 
 At each retraining SMAC fits its random forest to every evaluation so far and scores 10,000
 random configurations with it (seed §2.2.1; Hutter et al. 2011, §4.3), before its local search.
@@ -27,7 +27,7 @@ import numpy as np
 from experiments.autoweka import load_methods
 from experiments.spaces import load_cash_library
 from hpo.cash.methods import make_method
-from hpo.cash_space import build_cash_space
+from hpo.cash.space import build_cash_space
 
 CANDIDATES = 10_000  # random configurations scored per retraining (seed §2.2.1)
 REPEATS = 5

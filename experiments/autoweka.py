@@ -49,8 +49,8 @@ from hpo.cash.budget import TimeBudget
 from hpo.cash.methods import MethodSpec, make_method, methods_from_config
 from hpo.cash.objective import InstanceObjective, make_instances
 from hpo.cash.run import CashRun, run_cash
-from hpo.cash_space import AUTOWEKA_COUNTS, CashSpace, build_cash_space
-from hpo.datasets import (
+from hpo.cash.space import AUTOWEKA_COUNTS, CashSpace, build_cash_space
+from hpo.data.catalog import (
     OPENML_MODES,
     Dataset,
     DatasetError,
@@ -60,11 +60,11 @@ from hpo.datasets import (
     resolve_name,
     unknown_choice_message,
 )
-from hpo.evaluation import Evaluator
-from hpo.isolation import EvaluationLimits
+from hpo.evaluation.evaluator import Evaluator
+from hpo.evaluation.isolation import EvaluationLimits
+from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard
-from hpo.protocol import ProtocolSettings
-from hpo.space import SpaceError
+from hpo.space.search_space import SpaceError
 
 # seed §4.1: 30 % test (when no predefined split), 30 % of the training set for the diagnostic,
 # 10-fold CV on the rest; no training-size cap (the seed has none)
@@ -113,7 +113,7 @@ def resolve_dataset(name: str, openml: str = "cached", task: str | None = None) 
         if online:
             raise ValueError(
                 f"dataset {name!r} (seed 004, {table}) needs a download ({entry['reason']}): "
-                f"online, fetch it with `python -m hpo.datasets fetch-openml {online[7:]}` "
+                f"online, fetch it with `python -m hpo.data fetch-openml {online[7:]}` "
                 f"(into {openml_dir()}) or pass --openml fetch"
             )
         reason = entry["reason"]

@@ -18,7 +18,7 @@ from analysis.chapter4 import claims, data, figures, thesis
 from analysis.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, STATUSES
 from analysis.plugins import choose_plugin
 from analysis.report import write_report
-from hpo.datasets import CHAPTER45_UCI
+from hpo.data.catalog import CHAPTER45_UCI
 from hpo.ensembles import sigmoid_scale
 
 REPETITIONS, BUDGET = 3, 4

@@ -18,7 +18,7 @@ from analysis.chapter5 import claims, data, figures, thesis
 from analysis.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED
 from analysis.plugins import REGISTRY, choose_plugin
 from analysis.report import write_report
-from hpo.datasets import CHAPTER45_UCI
+from hpo.data.catalog import CHAPTER45_UCI
 
 REPETITIONS, BUDGET = 6, 8
 RESULT_NAMES = {"RS": "rs", "CMA": "cma"}  # the results' spelling of the thesis's RS and CMA

@@ -119,7 +119,7 @@ def test_seed_sets_on_openml_run_once_cached_or_fetched_and_name_the_command(emp
 
 def test_seed_openml_ids_are_read_with_the_task_of_their_table():
     from experiments.autoweka import seed_datasets
-    from hpo.datasets import dataset_task
+    from hpo.data.catalog import dataset_task
 
     for task in ("classification", "regression"):
         ids = [e["openml"] for e in seed_datasets()[task].values() if e.get("openml")]
@@ -301,10 +301,10 @@ def test_a_regression_fit_predicting_nan_is_a_failed_fold_and_smac_goes_on(monke
     from hpo.cash.methods import make_method
     from hpo.cash.objective import NOT_FINITE, InstanceObjective, make_instances
     from hpo.cash.run import run_cash
-    from hpo.cash_space import build_cash_space
-    from hpo.datasets import load_dataset
-    from hpo.evaluation import Evaluator
-    from hpo.isolation import EvaluationLimits
+    from hpo.cash.space import build_cash_space
+    from hpo.data.catalog import load_dataset
+    from hpo.evaluation.evaluator import Evaluator
+    from hpo.evaluation.isolation import EvaluationLimits
     from hpo.learners import FitGuard
 
     data = load_dataset("sklearn-diabetes")

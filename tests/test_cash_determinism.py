@@ -1,5 +1,5 @@
 """Seed 004's runs are bit-identical for the same seed when the budget is counted in evaluations
-(a budget in seconds depends on the machine's speed and load, docs/seed004.md)."""
+(a budget in seconds depends on the machine's speed and load, docs/autoweka.md)."""
 
 from __future__ import annotations
 

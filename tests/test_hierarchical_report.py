@@ -1,6 +1,7 @@
-"""The seed-003 report plug-in (issue 28 item 9): Table 5.1 from the selection rows (the boost as
-§5 defines it), the seed's numbers labelled as the seed's, the figures, Fig 5.3 said to be
-unavailable, and the claims on the engine; end to end on two tiny runs."""
+"""The report plug-in of Bermúdez-Chacón 2014's study (``docs/hierarchical.md``): Table 5.1 from
+the selection rows (the boost as §5 defines it), the paper's numbers labelled as the paper's,
+the figures, Fig 5.3 said to be unavailable, and the claims on the engine; end to end on two
+tiny runs."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from experiments.compose import compose_run
 from experiments.results import config_hash
 from experiments.single import run_and_save
 from experiments.spaces import load_prior_space
-from hpo.priors import with_priors
+from hpo.space.priors import with_priors
 
 
 def _row(dataset: str, learner: str, kind: str, scores: list[float], **extra) -> dict:

@@ -27,7 +27,7 @@ from analysis.load import PROTOCOL_LABELS
 from hpo.gp.model import GPPosterior
 from hpo.optimizers.base import Proposal
 from hpo.optimizers.bayes import GPEIOptimizer
-from hpo.space import Real, Space
+from hpo.space.search_space import Real, Space
 
 # ------------------------------------------------------------------------------------ Fig 3.3
 

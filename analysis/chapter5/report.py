@@ -339,7 +339,8 @@ def kernels_section(out_dir: Path) -> str:
     )
     return (
         "## 7. Kernel illustrations: Figs 5.2, 5.3, 5.5 (thesis §5.4)\n\n"
-        "Drawn with the GP engine's kernels on a space built by `hpo.space.space_from_config` "
+        "Drawn with the GP engine's kernels on a space built by "
+        "`hpo.space.search_space.space_from_config` "
         "(seed 0); they need no results. **Not drawn:** the Mondrian kernel (Fig 5.5 left, "
         "Fig 5.4) — the GP engine does not provide it (`docs/gp-chapter5.md`); Fig 5.1 is a "
         "diagram.\n\n" + "\n".join(figure_set.markdown)

@@ -20,7 +20,7 @@ from analysis.claims import UNDERPOWERED_NOTE, claims_display, records_frame, ru
 from analysis.hierarchical import claims, data, priors, seed
 from analysis.plugins import ReportContext
 from analysis.render import FigureSet, format_number, tables_dir
-from hpo.datasets import SEED003_DATASETS
+from hpo.data.catalog import SEED003_DATASETS
 
 TIED_COLOUR, OTHER_COLOUR, DEFAULT_COLOUR = "tab:blue", "0.45", "0.7"
 
@@ -46,7 +46,7 @@ def dataset_section(rows: pd.DataFrame, context: ReportContext) -> str:
     return (
         "## Datasets (Appendix B)\n\n"
         "Every set of the seed, mapped to what the framework has offline "
-        "(`hpo.datasets.SEED003_DATASETS`); none is dropped silently.\n\n"
+        "(`hpo.data.catalog.SEED003_DATASETS`); none is dropped silently.\n\n"
         + context.write(table, "hierarchical_datasets", "Appendix B's datasets and what ran")
     )
 
@@ -108,7 +108,7 @@ def cost_section(rows: pd.DataFrame, context: ReportContext) -> str:
     return (
         "## Cost of the model-selection stage\n\n"
         f"The stage's CV fits on H took {share:.0f} % of the runs' seconds in total (the cascade "
-        "itself is a fraction of a second; docs/seed003.md, Speed).\n\n"
+        "itself is a fraction of a second; docs/hierarchical.md, Speed).\n\n"
         + context.write(shown, "hierarchical_cost", "Seconds per run", table)
     )
 
@@ -231,7 +231,7 @@ def prior_section(context: ReportContext) -> tuple[str, pd.DataFrame]:
     return (
         head + f"Learned from {len(learned.observations)} evaluations of the SVM's subtree on "
         f"{datasets} (in this order; a value accepted with probability equal to its index, "
-        "then COMBINE and SIMPLIFY, `hpo.prior_learning`). The prior file "
+        "then COMBINE and SIMPLIFY, `hpo.space.prior_learning`). The prior file "
         "[tables/learned_priors.yaml](tables/learned_priors.yaml) gives `pds` these priors "
         "(`optimizer.settings.priors`), the runs' sampling prior elsewhere.\n\n"
         + context.write(
@@ -268,7 +268,7 @@ def sections(context: ReportContext) -> list[str]:
         "Methods: HRS = `hrs` (hierarchical random search, §3.4(a)), PDS = `pds` "
         "(parametric-density sampler, §3.4(c)), HC = `hypercube` (shrinking hypercube, "
         "§3.4(b)); the 17-learner tree `conf/space/seed003.yaml`; S/H = 50/50; the cascade "
-        "(Algorithm 2) at α = 0.05. Details, decisions and deviations: docs/seed003.md.\n",
+        "(Algorithm 2) at α = 0.05. Details, decisions and deviations: docs/hierarchical.md.\n",
         dataset_section(rows, context),
         table_section(rows, context),
         cost_section(rows, context),

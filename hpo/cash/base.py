@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from hpo.cash_space import CashSpace
+from hpo.cash.space import CashSpace
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Request:
 
 
 class CashOptimizer(ABC):
-    """Ask/tell over (configuration, instance) requests on a :class:`~hpo.cash_space.CashSpace`."""
+    """Ask/tell over (configuration, instance) requests on a :class:`~hpo.cash.space.CashSpace`."""
 
     def __init__(self, cash: CashSpace, n_instances: int, rng: np.random.Generator) -> None:
         self.cash = cash

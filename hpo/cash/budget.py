@@ -32,7 +32,8 @@ class TimeBudget:
 
 class Clock:
     """Seconds spent since the clock started, of the budget's kind. ``child_cpu`` reports the
-    CPU seconds spent in fit children (:attr:`hpo.evaluation.Evaluator.child_cpu_seconds`)."""
+    CPU seconds spent in fit children
+    (:attr:`hpo.evaluation.evaluator.Evaluator.child_cpu_seconds`)."""
 
     def __init__(self, kind: str, child_cpu: Callable[[], float] = lambda: 0.0) -> None:
         self.kind = kind

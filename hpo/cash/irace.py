@@ -36,8 +36,8 @@ import numpy as np
 from scipy import stats
 
 from hpo.cash.base import CashOptimizer, Request
-from hpo.cash_space import CashSpace
-from hpo.space import Categorical
+from hpo.cash.space import CashSpace
+from hpo.space.search_space import Categorical
 
 
 def friedman_step(losses: np.ndarray, alpha: float = 0.05) -> np.ndarray:

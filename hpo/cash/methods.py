@@ -12,7 +12,7 @@ import numpy as np
 
 from hpo.cash.base import CashOptimizer
 from hpo.cash.objective import INSTANCE_KINDS
-from hpo.cash_space import CashSpace
+from hpo.cash.space import CashSpace
 
 
 def _baselines(name: str) -> Callable[[], type[CashOptimizer]]:

@@ -3,7 +3,7 @@ spent, every evaluation and every change of incumbent stamped with the clock (se
 
 The loop stops before an evaluation that would start past the budget (an evaluation running
 when the budget ends is finished; its time is bounded by the per-evaluation limits). After the
-loop, outside the budget [decision, docs/seed004.md]: the final incumbent's k-fold CV error on
+loop, outside the budget [decision, docs/autoweka.md]: the final incumbent's k-fold CV error on
 the optimiser's 70 % (Table 4.3's "training performance"; folds the optimiser did not evaluate
 are fitted now), its test error after retraining on the whole training set (Table 4.4), and for
 each trajectory point its error on the 30 % the optimiser never saw (the overfitting diagnostic,

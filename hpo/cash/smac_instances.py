@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from hpo.cash.base import CashOptimizer, FullEvaluation, Request
-from hpo.cash_space import CashSpace
-from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
+from hpo.cash.space import CashSpace
+from hpo.optimizers.backends.configspace_shortcuts import configspace_shortcuts
 from hpo.optimizers.smac import (
     _impute_defaults,
     _order_local_search_starts,

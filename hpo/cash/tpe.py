@@ -13,7 +13,7 @@ path would multiply the labels fourfold and TPE's time with them).
 TPE cannot evaluate one fold at a time (§2.2.2): :class:`TPE` scores each configuration on
 every instance and tells hyperopt the mean. ``gamma`` is hyperopt's default 0.25 (what the
 Auto-WEKA code ran); the thesis text states 0.15 (the NIPS paper's), available as a setting
-(docs/seed004.md). ``n_startup_jobs`` and ``n_ei_candidates`` are hyperopt's defaults (20, 24),
+(docs/autoweka.md). ``n_startup_jobs`` and ``n_ei_candidates`` are hyperopt's defaults (20, 24),
 not seed 002's one start point.
 """
 
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from hpo.cash.base import FullEvaluation
-from hpo.cash_space import CashSpace
+from hpo.cash.space import CashSpace
 from hpo.optimizers.base import Proposal
 from hpo.optimizers.tpe import TPEOptimizer
 

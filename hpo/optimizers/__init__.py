@@ -20,7 +20,7 @@ from hpo.optimizers.base import (
 )
 from hpo.optimizers.grid import GridSearch
 from hpo.optimizers.random_search import RandomSearch
-from hpo.space import Space
+from hpo.space.search_space import Space
 
 OptimizerFactory = Callable[..., Optimizer]
 
