@@ -50,7 +50,7 @@ lint: $(STAMP)
 	$(PY) -m ruff format --check .
 
 data: $(STAMP)
-	$(PY) -m hpo.datasets download
+	$(PY) -m hpo.data download
 
 figures-chapter2: $(STAMP)
 	$(PY) -m experiments.figures_chapter2
@@ -67,7 +67,7 @@ reproduce-chapter5: $(STAMP)
 reproduce-esmbo: $(STAMP)
 	$(PY) -m experiments.reproduce esmbo --profile $(PROFILE)
 
-# seed 004 (Thornton 2014, Auto-WEKA; docs/seed004.md): results/autoweka/<profile>/report/report.md
+# seed 004 (Thornton 2014, Auto-WEKA; docs/autoweka.md): results/autoweka/<profile>/report/report.md
 reproduce-autoweka: $(STAMP)
 	$(PY) -m experiments.reproduce autoweka --profile $(PROFILE)
 

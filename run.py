@@ -31,7 +31,7 @@ from experiments.config import (
 from experiments.results import run_filename
 from experiments.runner import RunSpec
 from experiments.single import prepare, run_and_save, summarize
-from hpo.datasets import DatasetError
+from hpo.data.catalog import DatasetError
 
 
 def _single_run(cfg: DictConfig) -> None:

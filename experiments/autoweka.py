@@ -43,16 +43,16 @@ from hpo import seeding
 from hpo.cash.base import CashOptimizer
 from hpo.cash.objective import InstanceObjective, make_instances
 from hpo.cash.run import CashRun, run_cash
-from hpo.cash_space import CashSpace
-from hpo.datasets import Dataset, load_dataset
-from hpo.evaluation import Evaluator
+from hpo.cash.space import CashSpace
+from hpo.data.catalog import Dataset, load_dataset
+from hpo.evaluation.evaluator import Evaluator
 from hpo.optimizers import make_optimizer
 
 ORACLE_FAMILIES = ("cash_exdef", "cash_grid")  # Table 4.2: their points' test errors are recorded
 NEW_COMMAND = (
     "python -m experiments.autoweka is replaced by `python run.py optimizer=aw_smac "
     "space=autoweka_classification dataset=car time_budget=30` (one run) and "
-    "`make reproduce-autoweka PROFILE=smoke` (the sweep and its report); docs/seed004.md"
+    "`make reproduce-autoweka PROFILE=smoke` (the sweep and its report); docs/autoweka.md"
 )
 
 

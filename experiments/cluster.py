@@ -34,7 +34,7 @@ per run) costs that budget plus, when a model-selection stage follows (not in th
 part: Algorithm 4's evaluations), ``SELECTION_STAGE_ALLOWANCE`` of it for that stage (an
 assumption, stated on the cost line: the stage's cross-validation fits on H do not grow with the
 optimisation time, and took 35-63 % of the smoke runs' seconds at 20 evaluations,
-docs/seed003.md).
+docs/hierarchical.md).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.config import CONF_DIR, UsageError
-from hpo.datasets import catalog, resolve_name
+from hpo.data.catalog import catalog, resolve_name
 from hpo.learners import learner_resources
 from hpo.optimizers.hyperband import Fidelity
 

@@ -1,7 +1,8 @@
 """One optimization run, from a plain :class:`RunSpec` to its results tables.
 
-Data flow (DESIGN.md): dataset → outer split → ``optimizer.ask()`` → the protocol gives the folds
-for this batch → the configuration's learner is fitted and scored (:mod:`hpo.evaluation`) →
+Data flow: dataset → outer split → ``optimizer.ask()`` → the protocol gives the folds
+for this batch → the configuration's learner is fitted and scored (:mod:`hpo.evaluation.evaluator`)
+→
 ``optimizer.tell(validation loss)`` → one trace row. Then every selection rule reads the trace
 and returns a choice per iteration (one member, or several); each distinct member is retrained on
 all non-test data and tested once (cached by configuration), a choice of several members is
@@ -23,10 +24,12 @@ import pandas as pd
 from experiments.spaces import plain_space, space_config
 from hpo import seeding
 from hpo.cash.base import CashOptimizer
-from hpo.datasets import Dataset, load_dataset
+from hpo.data.catalog import Dataset, load_dataset
 from hpo.ensembles import TIE_RULES
-from hpo.evaluation import TIME_BUDGET_KINDS, ChoiceScorer, Clock, Evaluator, Validation
-from hpo.isolation import EvaluationLimits
+from hpo.evaluation.evaluator import TIME_BUDGET_KINDS, ChoiceScorer, Clock, Evaluator, Validation
+from hpo.evaluation.isolation import EvaluationLimits
+from hpo.evaluation.performance_index import PerformanceIndex
+from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard, check_learner_settings, learner_resources, learner_task
 from hpo.optimizers import (
     MultiFidelity,
@@ -36,14 +39,12 @@ from hpo.optimizers import (
     make_optimizer,
     optimizer_class,
 )
-from hpo.performance_index import PerformanceIndex
-from hpo.priors import PriorSpace, prior_space_from_config
-from hpo.protocol import ProtocolSettings
 from hpo.records import Choice, Trace
-from hpo.rules import RULE_NAMES, make_rule
-from hpo.selection import SelectionRule, population_ends
-from hpo.selection_stage import SelectionSettings, run_stage
-from hpo.space import Categorical, Integer, Space
+from hpo.rules.final_selection import SelectionRule, population_ends
+from hpo.rules.registry import RULE_NAMES, make_rule
+from hpo.significance.stage import SelectionSettings, run_stage
+from hpo.space.priors import PriorSpace, prior_space_from_config
+from hpo.space.search_space import Categorical, Integer, Space
 
 PREDICTION_KINDS = {"valid": 0, "selection": 1, "test": 2}
 
@@ -77,7 +78,7 @@ class RunSpec:
     vote_ties: str = "lowest"
     post_hoc: Mapping[str, Any] = field(default_factory=lambda: dict(POST_HOC_DEFAULTS))
     experiment: str | None = None
-    # seed 003 (docs/seed003.md): the performance index as the objective (PerformanceIndex's
+    # seed 003 (docs/hierarchical.md): the performance index as the objective (PerformanceIndex's
     # arguments; None: the zero-one error), class probabilities kept in the run and the
     # sidecar, a budget in seconds beside the one in evaluations, and the model-selection stage
     performance_index: Mapping[str, Any] | None = None
@@ -148,7 +149,7 @@ RUN_FIELDS_ADDED_LATER = {
     "model_selection": None,
     "time_budget_kind": "wall",
 }
-# The post_hoc rule's settings (conf/config.yaml ``post_hoc``; hpo.ensembles.rules.PostHocRule):
+# The post_hoc rule's settings (conf/config.yaml ``post_hoc``; hpo.rules.ensemble.PostHocRule):
 # part of a run's identity only when they differ from these.
 POST_HOC_DEFAULTS = {"loss": "zero_one", "n_init": 3, "size": 100, "tie_loss": "sqm"}
 
@@ -305,7 +306,7 @@ SELECTION_COLUMNS = {
 
 
 def selection_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """The model-selection stage's rows (:func:`hpo.selection_stage.run_stage`) as a typed
+    """The model-selection stage's rows (:func:`hpo.significance.stage.run_stage`) as a typed
     table: the models that reached the root first, by rank (README, "Results")."""
     return pd.DataFrame(
         {c: pd.Series([r[c] for r in rows], dtype=kind) for c, kind in SELECTION_COLUMNS.items()}

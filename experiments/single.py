@@ -19,7 +19,7 @@ from experiments.results import (
     write_run,
 )
 from experiments.runner import RunSpec, run
-from hpo.datasets import Dataset, dataset_task
+from hpo.data.catalog import Dataset, dataset_task
 
 
 def progress_bar(spec: RunSpec) -> tqdm:

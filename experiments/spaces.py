@@ -1,7 +1,7 @@
 """The search spaces declared in ``conf/space/<name>.yaml``, read with PyYAML.
 
 Hydra composes the same files as ``cfg.space``; code that has the composed mapping calls
-:func:`plain_space` (or :func:`hpo.priors.prior_space_from_config` for the priors). This
+:func:`plain_space` (or :func:`hpo.space.priors.prior_space_from_config` for the priors). This
 module is for code without a composed configuration (benchmarks, objectives, tests). A space
 file may carry per-context priors and virtual parameters (seed 003, ``conf/space/seed003.yaml``):
 :func:`load_prior_space` reads them, :func:`load_space` the plain space underneath.
@@ -16,10 +16,10 @@ from typing import Any
 
 import yaml
 
-from hpo.cash_space import MAX_ENSEMBLE, CashSpace, ComponentLibrary, build_cash_space
+from hpo.cash.space import MAX_ENSEMBLE, CashSpace, ComponentLibrary, build_cash_space
 from hpo.learners.registry import PREFIX_SEPARATOR
-from hpo.priors import PriorSpace, prior_space_from_config
-from hpo.space import Space, SpaceError
+from hpo.space.priors import PriorSpace, prior_space_from_config
+from hpo.space.search_space import Space, SpaceError
 
 SPACE_DIR = Path(__file__).resolve().parents[1] / "conf" / "space"
 
@@ -59,13 +59,14 @@ def spaces_for_task(task: str) -> list[str]:
 
 def load_prior_space(name: str) -> PriorSpace:
     """The space declared in ``conf/space/<name>.yaml`` with its priors and virtual parameters
-    (seed 003, §3.1; format in ``docs/seed003.md``)."""
+    (seed 003, §3.1; format in ``docs/hierarchical.md``)."""
     return prior_space_from_config(space_config(name))
 
 
 def plain_space(declaration: Mapping[str, Any]) -> Space:
     """The :class:`Space` of a space declaration, with or without priors (a space file with
-    priors is refused by :func:`hpo.space.space_from_config`, which knows no priors), or a CASH
+    priors is refused by :func:`hpo.space.search_space.space_from_config`, which knows no priors),
+    or a CASH
     space's (:func:`cash_space`)."""
     if is_cash(declaration):
         return cash_space(declaration).space

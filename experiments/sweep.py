@@ -54,7 +54,7 @@ from experiments.compose import compose_config, override
 from experiments.config import UsageError, check_task, group_choices, spec_from_config
 from experiments.results import ensure_writable, inspect_results_file, run_filename, set_aside
 from experiments.runner import RunSpec
-from hpo.datasets import (
+from hpo.data.catalog import (
     GET_DATA_HINT,
     Dataset,
     DatasetError,
@@ -64,7 +64,7 @@ from hpo.datasets import (
     plan_datasets,
     uci121_dir,
 )
-from hpo.datasets import unknown_choice_message as _unknown
+from hpo.data.catalog import unknown_choice_message as _unknown
 
 _SHARED_SETTINGS = (
     "space",

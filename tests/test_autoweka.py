@@ -110,7 +110,7 @@ def test_a_cpu_time_budget_counts_cpu_seconds_not_waiting():
     (and its fit children's), not the time it waits; ``wall`` counts both."""
     import time
 
-    from hpo.evaluation import Clock
+    from hpo.evaluation.evaluator import Clock
 
     cpu, wall = Clock("cpu"), Clock("wall")
     time.sleep(0.3)
@@ -292,10 +292,10 @@ def test_a_regression_fit_predicting_nan_is_a_failed_fold_and_smac_goes_on(monke
     from experiments.spaces import load_cash_library
     from hpo.cash.objective import NOT_FINITE, InstanceObjective, make_instances
     from hpo.cash.run import run_cash
-    from hpo.cash_space import build_cash_space
-    from hpo.datasets import load_dataset
-    from hpo.evaluation import Evaluator
-    from hpo.isolation import EvaluationLimits
+    from hpo.cash.space import build_cash_space
+    from hpo.data.catalog import load_dataset
+    from hpo.evaluation.evaluator import Evaluator
+    from hpo.evaluation.isolation import EvaluationLimits
     from hpo.learners import FitGuard
     from hpo.optimizers import make_optimizer
 

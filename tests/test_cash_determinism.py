@@ -4,7 +4,7 @@ bit for bit what they proposed before the methods were configs: for every method
 instance, loss), trajectory, CV and test error of ``tests/data/cash_reference.json``, recorded
 with the seed's first command line (``experiments.autoweka run --budget 20 --budget-kind
 evaluations --learners knn,j48,bagging,vote --max-ensemble 2``). A budget in evaluations makes a
-run bit-identical for the same seed; one in seconds depends on the machine (docs/seed004.md)."""
+run bit-identical for the same seed; one in seconds depends on the machine (docs/autoweka.md)."""
 
 from __future__ import annotations
 

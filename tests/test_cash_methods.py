@@ -22,7 +22,7 @@ from hpo.cash.baselines import (
     limited_grid,
 )
 from hpo.cash.irace import IteratedFRace, friedman_step
-from hpo.cash_space import CashSpace, build_cash_space
+from hpo.cash.space import CashSpace, build_cash_space
 from hpo.optimizers import Proposal
 
 
@@ -229,7 +229,8 @@ def test_every_named_method_builds_and_unknown_settings_are_refused(small):
         make_method("smac", small, 10, np.random.default_rng(0), instances="folds")
 
 
-# --- ConfigSpace's shortcuts (hpo.optimizers.configspace_shortcuts) -----------------------------
+# --- ConfigSpace's shortcuts (hpo.optimizers.backends.configspace_shortcuts)
+# -----------------------------
 
 
 def _pairs_of_configurations(small):
@@ -262,7 +263,7 @@ def test_configspace_shortcuts_agree_with_configspace_on_every_pair(small):
     configurations hash equal inside; ConfigSpace's own are back after."""
     from ConfigSpace import Configuration
 
-    from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
+    from hpo.optimizers.backends.configspace_shortcuts import configspace_shortcuts
 
     pairs = _pairs_of_configurations(small)
     own = [a == b for a, b in pairs]
@@ -286,7 +287,7 @@ def test_configspace_shortcuts_agree_with_configspace_on_every_pair(small):
 
 
 def test_a_remembered_hash_follows_the_configuration_when_it_changes(small):
-    from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
+    from hpo.optimizers.backends.configspace_shortcuts import configspace_shortcuts
     from hpo.optimizers.smac import to_configspace
 
     space = to_configspace(small.space, seed=0)
@@ -304,7 +305,7 @@ def test_wave_neighbours_are_configspace_s_on_the_full_cash_space(task):
     value: the wave-wise ``change_hp_value`` gives ConfigSpace's vector, NaNs included."""
     from ConfigSpace import CategoricalHyperparameter, util
 
-    from hpo.optimizers.configspace_shortcuts import _change_hp_value
+    from hpo.optimizers.backends.configspace_shortcuts import _change_hp_value
     from hpo.optimizers.smac import to_configspace
 
     cash = build_cash_space(load_cash_library(), task, nonnegative_inputs=True)
@@ -335,7 +336,7 @@ def test_one_pass_deactivation_is_configspace_s_on_sobol_designs(task):
     from scipy.stats.qmc import Sobol
     from smac.utils import configspace as smacs_configspace
 
-    from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
+    from hpo.optimizers.backends.configspace_shortcuts import configspace_shortcuts
     from hpo.optimizers.smac import to_configspace
 
     cash = build_cash_space(load_cash_library(), task, nonnegative_inputs=True)

@@ -30,7 +30,7 @@ import yaml
 from experiments.compose import compose_run
 from experiments.config import CONF_DIR
 from experiments.sweep import plan
-from hpo.selection import METHOD_RULES
+from hpo.rules.final_selection import METHOD_RULES
 
 # method: (family, reshuffle, selection split, rule or {reported method: rule})
 THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
@@ -81,11 +81,11 @@ THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
     "bohb": ("bohb", False, False, {"bohb": "best_validation"}),  # beyond seed 002
     "skopt-gp": ("surrogate", False, False, {"skopt-gp": "best_validation"}),  # seed 002
     "skopt-rf": ("surrogate", False, False, {"skopt-rf": "best_validation"}),  # seed 002
-    # seed 003 (docs/seed003.md): its tree, its protocol, the index and the selection stage
+    # seed 003 (docs/hierarchical.md): its tree, its protocol, the index and the selection stage
     "hrs": ("prior_rs", False, False, {"HRS": "best_validation"}),
     "pds": ("pds", False, False, {"PDS": "best_validation"}),
     "hypercube": ("hypercube", False, False, {"HC": "best_validation"}),
-    # seed 004 (docs/seed004.md): the CASH families, the seed's protocol with its 30 % diagnostic
+    # seed 004 (docs/autoweka.md): the CASH families, the seed's protocol with its 30 % diagnostic
     **{
         f"aw_{name}": (f"cash_{family}", False, True, {f"aw_{name}": "best_validation"})
         for name, family in (

@@ -3,7 +3,8 @@ optimisation under time budgets, evaluated instance by instance (CV folds, neste
 random splits).
 
 Modules: ``objective`` (a configuration's loss on one instance, through
-:class:`hpo.evaluation.Evaluator` and its limits), ``base`` (the seed's optimisers on the one
+:class:`hpo.evaluation.evaluator.Evaluator` and its limits), ``base`` (the seed's optimisers on the
+one
 ask/tell protocol of :mod:`hpo.optimizers.base`: proposals that carry an instance), one module
 per method family, each registered in :data:`hpo.optimizers.CLASSES` as ``cash_*``
 (``baselines``: Ex-Def, grid, random search; ``smac_instances``: SMAC with instances and

@@ -24,13 +24,13 @@ from typing import Any
 import numpy as np
 
 from hpo.cash.objective import INSTANCE_KINDS
-from hpo.cash_space import CashSpace
+from hpo.cash.space import CashSpace
 from hpo.optimizers.base import Optimizer, Proposal
-from hpo.space import Space
+from hpo.space.search_space import Space
 
 
 class CashOptimizer(Optimizer):
-    """Ask/tell over (configuration, instance) proposals on a :class:`~hpo.cash_space.CashSpace`.
+    """Ask/tell over (configuration, instance) proposals on a :class:`~hpo.cash.space.CashSpace`.
 
     Settings every seed-004 method has: ``instances`` (``cv``, ``multilevel`` or ``rrsv``,
     :mod:`hpo.cash.objective`) and ``budget_factor`` (multiplies the run's budgets; SMAC-Long

@@ -1,7 +1,7 @@
 """Seed 004's baselines (§2.1, §4.1): Ex-Def, the full grid and random search.
 
 * :class:`ExDef` — every learner of the space at its WEKA defaults
-  (:meth:`~hpo.cash_space.CashSpace.default_config`), each scored by k-fold CV; the best wins.
+  (:meth:`~hpo.cash.space.CashSpace.default_config`), each scored by k-fold CV; the best wins.
 * :class:`GridSearch` — the union of the base learners' grids: 3 values per numeric
   hyperparameter (min, midpoint, max; the geometric midpoint on a log scale, spec B1.2 [ext]) and
   every value of a categorical, conditional hyperparameters expanded only where active; no
@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from hpo.cash.base import FullEvaluation, OnEveryInstance
-from hpo.cash_space import CashSpace
-from hpo.space import Categorical, Integer, Parameter, Real, Space
+from hpo.cash.space import CashSpace
+from hpo.space.search_space import Categorical, Integer, Parameter, Real, Space
 
 
 class ExDef(FullEvaluation):

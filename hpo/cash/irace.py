@@ -37,7 +37,7 @@ from scipy import stats
 
 from hpo.cash.base import CashOptimizer
 from hpo.optimizers.base import Proposal
-from hpo.space import Categorical, Space
+from hpo.space.search_space import Categorical, Space
 
 
 def friedman_step(losses: np.ndarray, alpha: float = 0.05) -> np.ndarray:

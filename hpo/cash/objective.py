@@ -1,6 +1,7 @@
 """A configuration's loss on one instance (seed 004 §2.2, §4.4): the optimiser's view of the data.
 
-The data are split once per repetition by :class:`hpo.protocol.RepetitionSplits` (seed §4.1):
+The data are split once per repetition by :class:`hpo.evaluation.protocol.RepetitionSplits` (seed
+§4.1):
 the test split (predefined, else a seeded 30 %), and inside the training set a 30 % split that
 the optimiser never sees (the "validation" data of the overfitting diagnostic, §4.2.3; the
 protocol's selection split) and the 70 % ``D_TV`` it optimises on. Instances are pairs of row
@@ -12,7 +13,8 @@ sets inside ``D_TV``:
 * ``rrsv`` — SMAC-RRSV (§4.4): ``n_rrsv`` random 70/30 train/validation splits of ``D_TV``.
 
 :class:`InstanceObjective` scores (configuration, instance) pairs through the run's
-:class:`~hpo.evaluation.Evaluator` (its guard and per-evaluation limits), caches them, and applies
+:class:`~hpo.evaluation.evaluator.Evaluator` (its guard and per-evaluation limits), caches them,
+and applies
 the seed's rule: after ``max_failed_folds`` consecutive instances past a limit the
 configuration's later instances are failed without fitting.
 """
@@ -27,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from hpo import seeding
-from hpo.evaluation import Evaluator, breach_loss, failure_if_not_finite
+from hpo.evaluation.evaluator import Evaluator, breach_loss, failure_if_not_finite
 
 # seed 004 §4.1: "RMSE 10^10 for a learner that cannot predict"; irace's wrapper scores a
 # non-numeric result as the failure loss too (spec B1.6)

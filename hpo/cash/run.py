@@ -7,7 +7,7 @@ The budget is a number of evaluations (one configuration on one instance; what m
 bit-identical for the same seed) and optionally seconds of CPU or wall time. The loop stops
 before an evaluation that would start past either (an evaluation running when the time budget
 ends is finished; its time is bounded by the per-evaluation limits). After the
-loop, outside the budget [decision, docs/seed004.md]: the final incumbent's k-fold CV error on
+loop, outside the budget [decision, docs/autoweka.md]: the final incumbent's k-fold CV error on
 the optimiser's 70 % (Table 4.3's "training performance"; folds the optimiser did not evaluate
 are fitted now), its test error after retraining on the whole training set (Table 4.4), and for
 each trajectory point its error on the 30 % the optimiser never saw (the overfitting diagnostic,
@@ -27,7 +27,7 @@ from scipy.stats import spearmanr
 
 from hpo.cash.base import CashOptimizer
 from hpo.cash.objective import InstanceObjective, config_id
-from hpo.evaluation import Clock
+from hpo.evaluation.evaluator import Clock
 
 
 @dataclass

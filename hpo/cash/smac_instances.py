@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 
 from hpo.cash.base import CashOptimizer, FullEvaluation
-from hpo.cash_space import CashSpace
+from hpo.cash.space import CashSpace
+from hpo.optimizers.backends.configspace_shortcuts import configspace_shortcuts
 from hpo.optimizers.base import Proposal
-from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
 from hpo.optimizers.smac import (
     config_of,
     impute_defaults,
@@ -39,7 +39,7 @@ from hpo.optimizers.smac import (
     predict_best_in_one_batch,
     to_configspace,
 )
-from hpo.space import Space
+from hpo.space.search_space import Space
 
 UNBOUNDED_TRIALS = 10**9  # the run's time budget stops SMAC
 

@@ -13,7 +13,7 @@ path would multiply the labels fourfold and TPE's time with them).
 TPE cannot evaluate one fold at a time (§2.2.2): :class:`TPE` scores each configuration on
 every instance and tells hyperopt the mean. ``gamma`` is hyperopt's default 0.25 (what the
 Auto-WEKA code ran); the thesis text states 0.15 (the NIPS paper's), available as a setting
-(docs/seed004.md). ``n_startup_jobs`` and ``n_ei_candidates`` are hyperopt's defaults (20, 24),
+(docs/autoweka.md). ``n_startup_jobs`` and ``n_ei_candidates`` are hyperopt's defaults (20, 24),
 not seed 002's one start point.
 """
 
@@ -24,7 +24,7 @@ import numpy as np
 from hpo.cash.base import OnEveryInstance
 from hpo.optimizers.base import Optimizer
 from hpo.optimizers.tpe import TPEOptimizer
-from hpo.space import Space
+from hpo.space.search_space import Space
 
 NO_BUDGET = 2**31 - 1  # the run's budget (seconds or evaluations) stops TPE, not the optimizer
 

@@ -21,7 +21,7 @@ from hpo.optimizers.base import (
 )
 from hpo.optimizers.grid import GridSearch
 from hpo.optimizers.random_search import RandomSearch
-from hpo.space import Space
+from hpo.space.search_space import Space
 
 OptimizerFactory = Callable[..., Optimizer]
 
@@ -116,7 +116,7 @@ CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "surrogate": _surrogate_class,  # seed 002 §2.1.2.1: skopt-style GP and random forest
     "prior_rs": _prior_rs_class,  # seed 003 §3.4(a): random search from the priors
     "pds": _pds_class,  # seed 003 §3.4(c): parametric-density sampler, uniform fallback
-    # seed 004 (Thornton 2014): CASH methods racing over instances (docs/seed004.md, Decisions)
+    # seed 004 (Thornton 2014): CASH methods racing over instances (docs/autoweka.md, Decisions)
     "cash_exdef": _cash("baselines", "ExDef"),  # §4.1: every learner at its defaults
     "cash_grid": _cash("baselines", "GridSearch"),  # §4.1: the base learners' full grid
     "cash_random": _cash("baselines", "RandomSearch"),  # §4.1: from the space's priors

@@ -1,6 +1,7 @@
 """SMAC (thesis §5.5) through the SMAC3 package, driven ask/tell on configurations.
 
-This module owns the ``smac`` family: the conversion of a :class:`~hpo.space.Space` to a
+This module owns the ``smac`` family: the conversion of a :class:`~hpo.space.search_space.Space` to
+a
 ConfigSpace (:func:`to_configspace`: log scales, integers, categoricals, ``EqualsCondition`` /
 ``InCondition`` on the categorical parents) and :class:`SMACOptimizer`, which asks SMAC for
 configurations and tells it the run's validation loss.
@@ -17,7 +18,7 @@ imputes inactive dimensions with out-of-range values (-1, an extra category); ``
 says. SMAC 2.4's forest is scikit-learn's; pyrfr is not needed.
 
 Seed 004's CASH adapter (:mod:`hpo.cash.smac_instances`) also runs SMAC with exact shortcuts
-through ConfigSpace's hot paths (:mod:`hpo.optimizers.configspace_shortcuts`).
+through ConfigSpace's hot paths (:mod:`hpo.optimizers.backends.configspace_shortcuts`).
 
 SMAC is kept hermetic: its seed is drawn from the ``rng`` the optimizer is given, its output
 folder is a temporary directory removed once the facade is built (nothing is saved afterwards),
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from hpo.optimizers.base import Optimizer, Proposal
-from hpo.space import Integer, Parameter, Real, Space, Value
+from hpo.space.search_space import Integer, Parameter, Real, Space, Value
 
 if TYPE_CHECKING:
     from ConfigSpace import ConfigurationSpace

@@ -4,7 +4,7 @@ library declared in ``conf/autoweka/components.yaml``.
 This module owns the tree, not the estimators (``hpo/learners/autoweka.py`` builds those from a
 configuration): :class:`ComponentLibrary` reads the declared base learners, meta-methods,
 ensembles, feature-search methods and evaluators; :func:`build_cash_space` composes them into one
-conditional :class:`~hpo.space.Space` that every optimizer of the framework can search:
+conditional :class:`~hpo.space.search_space.Space` that every optimizer of the framework can search:
 
 * ``learner`` — one flat categorical over the applicable base learners, meta-methods and
   ensembles (the Auto-WEKA code's ``targetclass``, spec B1.7 [ext]);
@@ -31,7 +31,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hpo.space import Categorical, Integer, Parameter, Real, Space, SpaceError, space_from_config
+from hpo.space.search_space import (
+    Categorical,
+    Integer,
+    Parameter,
+    Real,
+    Space,
+    SpaceError,
+    space_from_config,
+)
 from hpo.tasks import CLASSIFICATION, REGRESSION
 
 AUTOWEKA_COUNTS = {CLASSIFICATION: 786, REGRESSION: 472}  # seed §3, §4.1 (after filtering)

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 NO_ANSWER = -1
 POSTERIOR_MEAN = "posterior_mean"
-POST_HOC = "post_hoc"  # Chapter 4's rules: hpo.ensembles.rules
+POST_HOC = "post_hoc"  # Chapter 4's rules: hpo.rules.ensemble
 ENSEMBLE_OPTIMIZER = "eo"
 
 Rule = Callable[[ArrayLike, ArrayLike, ArrayLike], np.ndarray]

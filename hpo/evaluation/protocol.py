@@ -17,7 +17,8 @@ Every random stream is derived from ``(seed, dataset, repetition, purpose)`` by
 :mod:`hpo.seeding`, so the test split is identical for every method and every reshuffle, and a
 run gives the same splits whatever else runs before, after or beside it.
 
-Indices returned here index the concatenation ``[X; X_test]`` of a :class:`~hpo.datasets.Dataset`.
+Indices returned here index the concatenation ``[X; X_test]`` of a
+:class:`~hpo.data.catalog.Dataset`.
 """
 
 from __future__ import annotations

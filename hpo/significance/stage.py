@@ -3,12 +3,14 @@ from the optimisation trace to the ranked, statistically tied set of models.
 
 1. Candidates: every distinct evaluated configuration, grouped by leaf — its learner and the
    values of its categorical parameters (its signature, §3.1.2), virtual ones included.
-2. Per leaf, the k-means filter (§3.5.1, :func:`hpo.model_selection.kmeans_filter`, k = 10) on
+2. Per leaf, the k-means filter (§3.5.1, :func:`hpo.significance.comparisons.kmeans_filter`, k =
+10) on
    the configurations' unit-cube points keeps the best one (by optimisation score) per cluster.
 3. Each kept candidate is scored by ``repeats`` × ``folds``-fold stratified CV (3 × 10 = 30
    scores, §3.3) on the hold-out part H — the run's outer split D_G, which the optimisation
    never saw — with the run's performance index (``1 −`` the zero-one error without one).
-4. Algorithm 3 (:func:`hpo.model_selection.select_hierarchically`): the cascade (Algorithm 2)
+4. Algorithm 3 (:func:`hpo.significance.comparisons.select_hierarchically`): the cascade (Algorithm
+2)
    within each leaf, then among each learner's promoted models, then among the learners at the
    root, promoting the ``top_n`` tied models ranked by the criteria's importances (Table 3.2).
 
@@ -36,8 +38,9 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
 from hpo import seeding
-from hpo.evaluation import Evaluator, config_key
-from hpo.model_selection import (
+from hpo.evaluation.evaluator import Evaluator, config_key
+from hpo.evaluation.protocol import Fold
+from hpo.significance.comparisons import (
     DEFAULT_IMPORTANCES,
     Candidate,
     HierarchicalSelection,
@@ -47,8 +50,7 @@ from hpo.model_selection import (
     kmeans_filter,
     select_hierarchically,
 )
-from hpo.protocol import Fold
-from hpo.space import Categorical, Space
+from hpo.space.search_space import Categorical, Space
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,8 @@ def score_defaults(
     evaluator: Evaluator, space: Space, folds: Sequence[Fold]
 ) -> tuple[list[dict[str, Any]], float]:
     """The defaults baseline (§5): one row per learner of ``space``, scored like a candidate
-    (:meth:`~hpo.evaluation.Evaluator.holdout_scores` on the same ``folds``); and the summed
+    (:meth:`~hpo.evaluation.evaluator.Evaluator.holdout_scores` on the same ``folds``); and the
+    summed
     fit seconds."""
     rows, fit_seconds = [], 0.0
     for learner in space.learners:

@@ -13,12 +13,13 @@ A numeric prior is truncated to its parameter's range ``[low, high]`` (the densi
 never clipped) [decision]; on an integer parameter the draw is rounded to the nearest integer of
 ``[low - 1/2, high + 1/2]``, so each value gets the mass of its unit bin [decision].
 
-This module adds priors to an ordinary :class:`hpo.space.Space` without changing it: the space
+This module adds priors to an ordinary :class:`hpo.space.search_space.Space` without changing it:
+the space
 mapping may carry, on any parameter, ``prior:`` (one prior, or a list of priors each with a
 ``when:`` context, the first matching one applies, an entry without ``when`` applies everywhere
 else) and ``virtual: true`` (a categorical that only guides sampling, §3.1.2). The reader removes
 both keys and builds the plain space from the rest, so a space without priors samples exactly as
-:meth:`Space.sample` does. Format and every [decision]: ``docs/seed003.md``. Like the rest of
+:meth:`Space.sample` does. Format and every [decision]: ``docs/hierarchical.md``. Like the rest of
 ``hpo``, nothing here reads files: :func:`prior_space_from_config` takes the mapping.
 """
 
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from hpo.space import (
+from hpo.space.search_space import (
     _BIN_EPS,
     Categorical,
     Integer,
@@ -667,8 +668,9 @@ SPACE_EXTRA_KEYS = ("prior", "virtual")  # the keys this module adds to a parame
 
 def prior_space_from_config(config: Mapping[str, object]) -> PriorSpace:
     """The :class:`PriorSpace` a space mapping declares: the plain space from the usual keys
-    (:func:`hpo.space.space_from_config`), priors from ``prior:`` and virtual parameters from
-    ``virtual: true`` on any parameter (format: ``docs/seed003.md``)."""
+    (:func:`hpo.space.search_space.space_from_config`), priors from ``prior:`` and virtual
+    parameters from
+    ``virtual: true`` on any parameter (format: ``docs/hierarchical.md``)."""
     parameters = config.get("parameters") if isinstance(config, Mapping) else None
     if not isinstance(parameters, Mapping):
         return PriorSpace(space_from_config(config))

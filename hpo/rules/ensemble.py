@@ -22,7 +22,7 @@ from hpo.ensembles.caruana import (
 from hpo.ensembles.losses import check_loss
 from hpo.ensembles.pool import PredictionPool
 from hpo.records import Choice, Trace
-from hpo.selection import ENSEMBLE_OPTIMIZER, POST_HOC, SelectionRule
+from hpo.rules.final_selection import ENSEMBLE_OPTIMIZER, POST_HOC, SelectionRule
 
 if TYPE_CHECKING:
     from hpo.optimizers.base import Optimizer

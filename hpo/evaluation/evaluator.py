@@ -4,9 +4,11 @@ This module owns what one run does with its data: for a configuration and a batc
 learner the configuration names on each training fold of that batch's split and scores it on the
 fold's validation rows and on the selection split D_S (thesis §3.3, Fig 3.2); for a chosen
 configuration it retrains on all of D_TVS and scores on the test split D_G. Zero-one losses
-(squared errors on a regression set, :mod:`hpo.tasks`) are computed from the predictions, which
+(squared errors on a regression set, :mod:`hpo.tasks`) are computed from the
+predictions, which
 are kept when the run asks for them (ensembles, Chapter 4, work on predictions, not on error
-rates). With a :class:`~hpo.performance_index.PerformanceIndex` (seed 003, §3.2) the loss of a fold
+rates). With a :class:`~hpo.evaluation.performance_index.PerformanceIndex` (seed 003, §3.2) the
+loss of a fold
 is ``1 − S``, its index computed from the fold model's class probabilities (one-hot predictions
 for a learner without them) against the class frequencies of the fold's training rows; the
 probabilities are kept with the predictions when the run asks for them. Without an index nothing
@@ -17,13 +19,14 @@ repetition and the configuration itself), so a configuration already scored on t
 repeated grid point, CMA-ES offspring clipped to the same corner) is not fitted again, and a
 chosen configuration is retrained once per run whichever rules choose it.
 
-With :class:`~hpo.isolation.EvaluationLimits` (seed 004 §4.1; off unless a run sets ``limits``)
+With :class:`~hpo.evaluation.isolation.EvaluationLimits` (seed 004 §4.1; off unless a run sets
+``limits``)
 every fit runs in a child process under a time and memory limit; a fit past a limit, or whose
 child dies, is a failed fold with the seed's loss (:func:`breach_loss`: error 100 %, RMSE 1e10),
 and after ``max_failed_folds`` consecutive failed folds the configuration's remaining folds are
 skipped and count as failed too.
 
-Row indices index the concatenation ``[X; X_test]`` of the run's :class:`~hpo.datasets.Dataset`.
+Row indices index the concatenation ``[X; X_test]`` of the run's :class:`~hpo.data.catalog.Dataset`.
 
 Partial evaluations (seed 002, multi-fidelity): :meth:`Evaluator.validate` may be given a
 resource. With ``epochs`` a learner that can continue (the seed-002 network) trains up to that
@@ -50,10 +53,12 @@ from pathlib import Path
 import numpy as np
 
 from hpo import seeding
-from hpo.datasets import Dataset
+from hpo.data.catalog import Dataset
 from hpo.ensembles import majority_vote
 from hpo.ensembles.agnostic_bayes import ensemble_predict
-from hpo.isolation import EvaluationLimits, IsolatedWorker
+from hpo.evaluation.isolation import EvaluationLimits, IsolatedWorker
+from hpo.evaluation.performance_index import PerformanceIndex, class_frequencies
+from hpo.evaluation.protocol import Fold, ProtocolSettings, RepetitionSplits
 from hpo.learners import (
     FAILED_LABEL,
     FitGuard,
@@ -63,8 +68,6 @@ from hpo.learners import (
     fit_and_predict,
     learner_parameters,
 )
-from hpo.performance_index import PerformanceIndex, class_frequencies
-from hpo.protocol import Fold, ProtocolSettings, RepetitionSplits
 from hpo.records import Choice, FoldPredictions, Member
 from hpo.tasks import REGRESSION, mean_loss, task_of_targets
 

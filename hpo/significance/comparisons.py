@@ -18,7 +18,7 @@ than the best* on a hold-out part, ranked by several criteria. Given each candid
   models of each subtree up to the root.
 
 Pure functions of the scores (scipy and scikit-posthocs); nothing here fits a model.
-Decisions and defaults: ``docs/seed003.md``.
+Decisions and defaults: ``docs/hierarchical.md``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What a dataset loader returns and raises: :class:`Dataset`, :class:`DatasetError`, and
 :data:`REPO_ROOT` (where the bundled data lives). Imports nothing of ``hpo`` at import time, so
-that every loader module (``hpo.datasets``, ``hpo.image_datasets``) can share them without a
+that every loader module (``hpo.data.catalog``, ``hpo.data.images``) can share them without a
 circle of imports."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 class DatasetError(ValueError):

