@@ -67,7 +67,7 @@ reproduce-chapter5: $(STAMP)
 reproduce-esmbo: $(STAMP)
 	$(PY) -m experiments.reproduce esmbo --profile $(PROFILE)
 
-# seed 004 (Thornton 2014, Auto-WEKA; docs/autoweka.md): results/autoweka/<profile>/report/report.md
+# Thornton 2014 (Auto-WEKA; docs/autoweka.md): results/autoweka/<profile>/report/report.md
 reproduce-autoweka: $(STAMP)
 	$(PY) -m experiments.reproduce autoweka --profile $(PROFILE)
 

@@ -3,7 +3,7 @@ sets at a given evaluation time (issue 29's "optimiser time under 5 % of a smoke
 
 At each retraining SMAC fits its random forest to every evaluation so far and scores 10,000
 random configurations with it (seed §2.2.1; Hutter et al. 2011, §4.3), before its local search.
-This times only those two steps, on SMAC3's own forest as :mod:`hpo.cash.smac_instances`
+This times only those two steps, on SMAC3's own forest as :mod:`hpo.optimizers.smac_instances`
 configures it (the hyperparameter-optimisation facade's: 10 trees, every feature tried at each
 split), with ``rows`` random configurations of the classification space (264 columns) and
 synthetic costs. The sampling, the local search and all of SMAC's bookkeeping are left out: the

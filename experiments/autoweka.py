@@ -12,7 +12,8 @@ limits (``limits.*``)::
 
 This module owns the part of such a run that the seed defines: :func:`run_on_instances` (the
 runner hands it every optimizer that races configurations over instances) builds the instances,
-runs :func:`hpo.cash.run.run_cash` and writes its trace (one row per evaluation), its trajectory,
+runs :func:`experiments.instance_loop.run_cash` and writes its trace (one row per evaluation), its
+trajectory,
 its final choice and, for Ex-Def and grid search, Table 4.2's oracle points as the run's tables;
 :func:`irace_budget` is I/F-Race's budget calibrated from random search's finished runs (the
 ``irace`` part of ``conf/experiment/autoweka.yaml``, which runs after them). Losses are stored as
@@ -38,15 +39,15 @@ import pandas as pd
 import yaml
 
 from analysis.autoweka.report import seed_method
+from experiments.instance_loop import CashRun, run_cash
 from experiments.spaces import SPACE_DIR, cash_space
 from hpo import seeding
-from hpo.cash.base import CashOptimizer
-from hpo.cash.objective import InstanceObjective, make_instances
-from hpo.cash.run import CashRun, run_cash
 from hpo.cash.space import CashSpace
 from hpo.data.catalog import Dataset, load_dataset
 from hpo.evaluation.evaluator import Evaluator
+from hpo.evaluation.instances import InstanceObjective, make_instances
 from hpo.optimizers import make_optimizer
+from hpo.optimizers.instances import CashOptimizer
 
 ORACLE_FAMILIES = ("cash_exdef", "cash_grid")  # Table 4.2: their points' test errors are recorded
 NEW_COMMAND = (

@@ -23,7 +23,6 @@ import pandas as pd
 
 from experiments.spaces import plain_space, space_config
 from hpo import seeding
-from hpo.cash.base import CashOptimizer
 from hpo.data.catalog import Dataset, load_dataset
 from hpo.ensembles import TIE_RULES
 from hpo.evaluation.evaluator import TIME_BUDGET_KINDS, ChoiceScorer, Clock, Evaluator, Validation
@@ -39,6 +38,7 @@ from hpo.optimizers import (
     make_optimizer,
     optimizer_class,
 )
+from hpo.optimizers.instances import CashOptimizer
 from hpo.records import Choice, Trace
 from hpo.rules.final_selection import SelectionRule, population_ends
 from hpo.rules.registry import RULE_NAMES, make_rule

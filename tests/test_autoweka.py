@@ -289,12 +289,12 @@ def test_a_regression_fit_predicting_nan_is_a_failed_fold_and_smac_goes_on(monke
     a failing fold, and SMAC, told that loss, keeps running (it was told NaN and crashed)."""
     import dataclasses
 
+    from experiments.instance_loop import run_cash
     from experiments.spaces import load_cash_library
-    from hpo.cash.objective import NOT_FINITE, InstanceObjective, make_instances
-    from hpo.cash.run import run_cash
     from hpo.cash.space import build_cash_space
     from hpo.data.catalog import load_dataset
     from hpo.evaluation.evaluator import Evaluator
+    from hpo.evaluation.instances import NOT_FINITE, InstanceObjective, make_instances
     from hpo.evaluation.isolation import EvaluationLimits
     from hpo.learners import FitGuard
     from hpo.optimizers import make_optimizer

@@ -12,8 +12,9 @@ from scipy import stats
 from experiments.autoweka import make_method
 from experiments.config import CONF_DIR
 from experiments.spaces import load_cash_library
-from hpo.cash.base import CashOptimizer
-from hpo.cash.baselines import (
+from hpo.cash.space import CashSpace, build_cash_space
+from hpo.optimizers import Proposal
+from hpo.optimizers.cash_baselines import (
     ExDef,
     GridSearch,
     RandomSearch,
@@ -21,9 +22,8 @@ from hpo.cash.baselines import (
     learner_grid,
     limited_grid,
 )
-from hpo.cash.irace import IteratedFRace, friedman_step
-from hpo.cash.space import CashSpace, build_cash_space
-from hpo.optimizers import Proposal
+from hpo.optimizers.instances import CashOptimizer
+from hpo.optimizers.irace import IteratedFRace, friedman_step
 
 
 @pytest.fixture(scope="module")
@@ -361,7 +361,7 @@ def test_smac_proposals_are_unchanged_by_the_shortcuts_and_the_batched_best(
 ):
     import contextlib
 
-    import hpo.cash.smac_instances as smac_instances
+    import hpo.optimizers.smac_instances as smac_instances
 
     cash_space = request.getfixturevalue(space)
 

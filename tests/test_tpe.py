@@ -203,7 +203,7 @@ def test_the_cash_tree_proposes_what_hyperopts_own_suggest_does() -> None:
 
     from experiments.spaces import load_cash_library
     from hpo.cash.space import build_cash_space
-    from hpo.cash.tpe import SharedNodeTPE
+    from hpo.optimizers.cash_tpe import SharedNodeTPE
 
     own, own_columns = pyll.rec_eval, tpe.miscs_to_idxs_vals
 

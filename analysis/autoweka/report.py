@@ -42,7 +42,7 @@ from scipy import stats
 
 from analysis.claims import Claim, MissingInput, Outcome, records_frame, run_claim
 from analysis.render import markdown
-from hpo.cash.baselines import limited_grid
+from hpo.optimizers.cash_baselines import limited_grid
 
 SEED_TABLES = Path(__file__).parent / "seed_tables"
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"

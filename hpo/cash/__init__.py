@@ -1,14 +1,9 @@
-"""Seed 004 (Thornton 2014, Auto-WEKA): combined algorithm selection and hyperparameter
-optimisation under time budgets, evaluated instance by instance (CV folds, nested subsamples,
-random splits).
+"""Thornton 2014 (Auto-WEKA): the CASH space, one conditional space over WEKA's learners,
+meta-methods, ensembles and feature selection, built from the component library of
+``conf/autoweka/components.yaml`` (:mod:`hpo.cash.space`).
 
-Modules: ``objective`` (a configuration's loss on one instance, through
-:class:`hpo.evaluation.evaluator.Evaluator` and its limits), ``base`` (the seed's optimisers on the
-one
-ask/tell protocol of :mod:`hpo.optimizers.base`: proposals that carry an instance), one module
-per method family, each registered in :data:`hpo.optimizers.CLASSES` as ``cash_*``
-(``baselines``: Ex-Def, grid, random search; ``smac_instances``: SMAC with instances and
-SMAC-10-Batch; ``tpe``: hyperopt's TPE; ``irace``: iterated F-Race), ``run`` (the loop over
-instances and its timestamped trajectory, the final CV and test errors and the overfitting
-diagnostic).
+The study's other parts live with their concepts: its method families in :mod:`hpo.optimizers`
+(``instances``, the base of optimizers that race over instances; ``cash_baselines``,
+``smac_instances``, ``cash_tpe``, ``irace``), the instance-wise objective in
+:mod:`hpo.evaluation.instances`, and the loop over instances in ``experiments/instance_loop.py``.
 """

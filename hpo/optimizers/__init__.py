@@ -87,10 +87,11 @@ def _tpe_class() -> type[Optimizer]:
 
 
 def _cash(module: str, name: str) -> Callable[[], type[Optimizer]]:
-    """A seed-004 family (hpo/cash): proposals on one instance at a time, on a CASH space."""
+    """A family of Thornton 2014's CASH methods (a module of this package): proposals on one
+    instance at a time, on a CASH space (:mod:`hpo.cash.space`)."""
 
     def load() -> type[Optimizer]:
-        return getattr(importlib.import_module(f"hpo.cash.{module}"), name)
+        return getattr(importlib.import_module(f"hpo.optimizers.{module}"), name)
 
     return load
 
@@ -117,12 +118,12 @@ CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "prior_rs": _prior_rs_class,  # seed 003 §3.4(a): random search from the priors
     "pds": _pds_class,  # seed 003 §3.4(c): parametric-density sampler, uniform fallback
     # seed 004 (Thornton 2014): CASH methods racing over instances (docs/autoweka.md, Decisions)
-    "cash_exdef": _cash("baselines", "ExDef"),  # §4.1: every learner at its defaults
-    "cash_grid": _cash("baselines", "GridSearch"),  # §4.1: the base learners' full grid
-    "cash_random": _cash("baselines", "RandomSearch"),  # §4.1: from the space's priors
+    "cash_exdef": _cash("cash_baselines", "ExDef"),  # §4.1: every learner at its defaults
+    "cash_grid": _cash("cash_baselines", "GridSearch"),  # §4.1: the base learners' full grid
+    "cash_random": _cash("cash_baselines", "RandomSearch"),  # §4.1: from the space's priors
     "cash_smac": _cash("smac_instances", "SMACInstances"),  # §2.2.1: folds as instances
     "cash_smac_batch": _cash("smac_instances", "SMACBatch"),  # §4.4: SMAC-10-Batch
-    "cash_tpe": _cash("tpe", "TPE"),  # §2.2.2: hyperopt, shared nodes
+    "cash_tpe": _cash("cash_tpe", "TPE"),  # §2.2.2: hyperopt, shared nodes
     "cash_irace": _cash("irace", "IteratedFRace"),  # §2.2.3: I/F-Race
 }
 FAMILIES = tuple(CLASSES)

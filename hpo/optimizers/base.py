@@ -49,7 +49,8 @@ class Proposal:
     ``resource``: train up to this level, in the unit of the optimizer's ``resource_kind``
     (:class:`MultiFidelity`); None is a full evaluation. ``bracket``: Hyperband's bracket s.
     ``instance``: the one instance (a fold, a subsample) to evaluate on, for an optimizer that
-    races configurations instance by instance (:class:`hpo.cash.base.CashOptimizer`; SMAC3's
+    races configurations instance by instance (:class:`hpo.optimizers.instances.CashOptimizer`;
+    SMAC3's
     ``TrialInfo`` carries the same: configuration, instance, budget); None: every fold.
     """
 

@@ -17,7 +17,7 @@ imputes inactive dimensions with out-of-range values (-1, an extra category); ``
 :func:`to_configspace` puts at the middle of its range (``Space.impute_value``), as the thesis
 says. SMAC 2.4's forest is scikit-learn's; pyrfr is not needed.
 
-Seed 004's CASH adapter (:mod:`hpo.cash.smac_instances`) also runs SMAC with exact shortcuts
+Seed 004's CASH adapter (:mod:`hpo.optimizers.smac_instances`) also runs SMAC with exact shortcuts
 through ConfigSpace's hot paths (:mod:`hpo.optimizers.backends.configspace_shortcuts`).
 
 SMAC is kept hermetic: its seed is drawn from the ``rng`` the optimizer is given, its output

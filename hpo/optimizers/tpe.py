@@ -20,7 +20,7 @@ categorical
 ``hp.choice`` whose options carry the parameters it activates (hyperopt's tree), so a conditional
 parameter exists only under its parent's value. A parameter that several values activate gets one
 copy per value (labelled ``name|parent=value``), so each branch has its own Parzen estimator.
-With ``shared_nodes`` (seed 004's CASH space, :mod:`hpo.cash.tpe`) it is instead one node
+With ``shared_nodes`` (seed 004's CASH space, :mod:`hpo.optimizers.cash_tpe`) it is instead one node
 referenced from each of those branches: TPE then fits one estimator to every configuration in
 which the parameter was active (a meta-method's base learner under each of the six meta-methods,
 an ensemble's slot i under every size >= i), and the space's labels are not multiplied fourfold.
@@ -249,7 +249,8 @@ def hyperopt_graphs(space: Space, shared_nodes: bool) -> HyperoptGraphs:
 class TPEOptimizer(Optimizer):
     """hyperopt's TPE behind ask/tell: proposals are configurations (only active parameters)."""
 
-    shared_nodes = False  # hyperopt_space's: seed 004's subclass (hpo/cash/tpe.py) shares them
+    # hyperopt_space's; the CASH subclass (hpo/optimizers/cash_tpe.py) shares them
+    shared_nodes = False
 
     def __init__(
         self,

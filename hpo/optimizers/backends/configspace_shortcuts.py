@@ -18,7 +18,7 @@ spends most of its time in ConfigSpace's per-configuration Python, not in its mo
 :func:`configspace_shortcuts` replaces each within a ``with`` block by a function that returns
 exactly ConfigSpace's result (tests/test_cash_methods.py compares them on random, neighbouring,
 copied and integer-nudged configurations and Sobol designs, and whole SMAC runs with and
-without), and restores ConfigSpace's own after. Only :mod:`hpo.cash.smac_instances` uses it,
+without), and restores ConfigSpace's own after. Only :mod:`hpo.optimizers.smac_instances` uses it,
 around the facade's construction (its Sobol initial design) and SMAC's ``ask`` and ``tell``; the
 Chapter-5 adapter's spaces are small enough to leave alone.
 """

@@ -7,7 +7,7 @@ instance, so a poor challenger is rejected after one fold and the incumbent gain
 time it survives, up to every instance (``max_config_calls`` = the number of instances; SMAC3's
 own default is 3). Interleaved random configurations: every other one (``random_probability``
 0.5, seed §2.2.1; SMAC3's default is 0.2). With CV folds as instances this is "SMAC"; with the
-Multi-Level or RRSV instances of :mod:`hpo.cash.objective` it is those variants (§4.4).
+Multi-Level or RRSV instances of :mod:`hpo.evaluation.instances` it is those variants (§4.4).
 
 :class:`SMACBatch` is SMAC-10-Batch (§4.4): SMAC without instances, each configuration scored
 on every fold before SMAC hears its mean (no racing).
@@ -27,10 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from hpo.cash.base import CashOptimizer, FullEvaluation
 from hpo.cash.space import CashSpace
 from hpo.optimizers.backends.configspace_shortcuts import configspace_shortcuts
 from hpo.optimizers.base import Proposal
+from hpo.optimizers.instances import CashOptimizer, FullEvaluation
 from hpo.optimizers.smac import (
     config_of,
     impute_defaults,

@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 from scipy.stats import spearmanr
 
-from hpo.cash.base import CashOptimizer
-from hpo.cash.objective import InstanceObjective, config_id
 from hpo.evaluation.evaluator import Clock
+from hpo.evaluation.instances import InstanceObjective, config_id
+from hpo.optimizers.instances import CashOptimizer
 
 
 @dataclass

@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from hpo.cash.base import CashOptimizer
 from hpo.optimizers.base import Proposal
+from hpo.optimizers.instances import CashOptimizer
 from hpo.space.search_space import Categorical, Space
 
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from hpo.cash.base import FullEvaluation, OnEveryInstance
 from hpo.cash.space import CashSpace
+from hpo.optimizers.instances import FullEvaluation, OnEveryInstance
 from hpo.space.search_space import Categorical, Integer, Parameter, Real, Space
 
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from hpo.cash.objective import INSTANCE_KINDS
 from hpo.cash.space import CashSpace
+from hpo.evaluation.instances import INSTANCE_KINDS
 from hpo.optimizers.base import Optimizer, Proposal
 from hpo.space.search_space import Space
 
@@ -33,7 +33,7 @@ class CashOptimizer(Optimizer):
     """Ask/tell over (configuration, instance) proposals on a :class:`~hpo.cash.space.CashSpace`.
 
     Settings every seed-004 method has: ``instances`` (``cv``, ``multilevel`` or ``rrsv``,
-    :mod:`hpo.cash.objective`) and ``budget_factor`` (multiplies the run's budgets; SMAC-Long
+    :mod:`hpo.evaluation.instances`) and ``budget_factor`` (multiplies the run's budgets; SMAC-Long
     runs 4 x, §4.4)."""
 
     def __init__(

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hpo.cash.base import OnEveryInstance
 from hpo.optimizers.base import Optimizer
+from hpo.optimizers.instances import OnEveryInstance
 from hpo.optimizers.tpe import TPEOptimizer
 from hpo.space.search_space import Space
 
