@@ -75,7 +75,8 @@ def test_bad_spaces_are_rejected() -> None:
         Real("C", 0.0, 1.0, log=True)
     with pytest.raises(
         SpaceError,
-        match="'svm'; valid choices: esmbo_gbc, .*, random_forest, seed003, sklearn_cash, svm_k",
+        match="'svm'; valid choices: autoweka_classification, .*, esmbo_gbc, .*, random_forest, "
+        "seed003, sklearn_cash, svm_k",
     ):
         load_space("svm")
 
