@@ -83,7 +83,8 @@ def test_feature_ratio_rounds_half_up_and_keeps_one() -> None:
 
 
 def test_spaces_by_task() -> None:
-    assert [s for s in spaces_for_task("regression")] == REGRESSION_SPACES
+    # every regression space: ESMBO's and Auto-WEKA's CASH space
+    assert spaces_for_task("regression") == ["autoweka_regression", *REGRESSION_SPACES]
     assert set(CLASSIFICATION_SPACES) <= set(spaces_for_task("classification"))
     assert learner_task("svr") == "regression" and learner_task("mlp") == "classification"
 
@@ -161,7 +162,8 @@ def test_binary_merges_every_class_but_the_most_frequent() -> None:
         (
             ["dataset=sklearn-diabetes", "space=esmbo_svm"],
             "space=esmbo_svm is a classification space but dataset=sklearn-diabetes is a "
-            "regression dataset; valid spaces for it: esmbo_gbr, esmbo_rf_regression, esmbo_svr",
+            "regression dataset; valid spaces for it: autoweka_regression, esmbo_gbr, "
+            "esmbo_rf_regression, esmbo_svr",
         ),
         (
             ["dataset=sklearn-iris", "space=esmbo_gbr"],
@@ -187,6 +189,7 @@ def test_bad_command_line_exits_2_and_writes_nothing(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "error: space=esmbo_svm is a classification space but dataset=sklearn-diabetes is a "
-        "regression dataset; valid spaces for it: esmbo_gbr, esmbo_rf_regression, esmbo_svr"
+        "regression dataset; valid spaces for it: autoweka_regression, esmbo_gbr, "
+        "esmbo_rf_regression, esmbo_svr"
     ]
     assert not (tmp_path / "runs").exists()
