@@ -61,7 +61,9 @@ def test_a_bad_progress_interval_is_one_line(tmp_path: Path, isolated_env: dict)
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(
+    ("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
+)
 def test_a_signal_ends_a_run_in_one_line_with_nothing_written(
     tmp_path: Path, isolated_env: dict, signum: int, code: int
 ) -> None:
