@@ -146,3 +146,17 @@ def test_grid_says_how_many_evaluations_its_grid_has(tmp_path: Path, isolated_en
     ) in result.stdout
     assert " 16 " in result.stdout.splitlines()[1]  # the summary's evaluations column
     assert "n/a" not in result.stdout
+
+
+def test_a_sweep_off_a_terminal_prints_progress_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    from experiments.sweep import plan, run_sweep
+
+    monkeypatch.setenv("HPO_PROGRESS_SECONDS", "0.05")
+    runs = plan("ci", "default", tmp_path)[:3]
+    assert run_sweep(runs, n_jobs=1) == {"done": 3, "failed": 0, "skipped": 0}
+    lines = capsys.readouterr().err.splitlines()
+    assert lines and "\r" not in "".join(lines)
+    pattern = r"runs: [0-3]/3 finished \(0 failed, 0 from before\), [\w ]+ elapsed.*"
+    assert all(pd.Series(lines).str.fullmatch(pattern)), lines
