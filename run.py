@@ -28,6 +28,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
+from analysis.layout import predictions_path
 from experiments.cluster import check_launcher_overrides, check_shards
 from experiments.config import (
     UsageError,
@@ -47,12 +48,15 @@ def _single_run(cfg: DictConfig) -> None:
     spec = spec_from_config(OmegaConf.to_container(cfg, resolve=True))
     path = Path(cfg.results_dir) / run_filename(spec)
     created = [folder for folder in (path.parent, *path.parent.parents) if not folder.exists()]
-    finished_before = path.exists()
+    finished_before, sidecar = path.exists(), predictions_path(path)
+    sidecar_before = sidecar.exists()
     try:
         _run_once(cfg, spec, path)
     except BaseException as err:  # a refused or interrupted run leaves no folder behind
         if isinstance(err, Interrupted) and path.exists() and not finished_before:
             err.outcome = f"the run had finished, its results are kept: {path}"
+        if not path.exists() and sidecar.exists() and not sidecar_before:
+            sidecar.unlink()  # stopped between the predictions sidecar and the results file
         for folder in created:  # deepest first; stops at the first one that is not empty
             try:
                 folder.rmdir()
