@@ -88,7 +88,11 @@ def _sweep_shard(cfg: DictConfig) -> None:
     name = HydraConfig.get().runtime.choices["experiment"]  # the config file's name
     runs = plan(name, cfg.profile, data_dir=cfg.data_dir)[cfg.shard :: cfg.n_shards]
     record_dataset_notes(name, cfg.profile, data_dir=cfg.data_dir)
-    counts = run_sweep(runs, n_jobs=1, data_dir=cfg.data_dir, progress=False)
+    try:
+        counts = run_sweep(runs, n_jobs=1, data_dir=cfg.data_dir, progress=False)
+    except Interrupted as stop:
+        stop.outcome = "the shard's finished runs are kept; the same command runs the rest"
+        raise
     print(f"{name}/{cfg.profile} shard {cfg.shard}/{cfg.n_shards}: {counts}")
 
 
