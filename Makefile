@@ -50,7 +50,7 @@ lint: $(STAMP)
 	$(PY) -m ruff format --check .
 
 data: $(STAMP)
-	$(PY) -m hpo.datasets download
+	$(PY) -m hpo.data download
 
 figures-chapter2: $(STAMP)
 	$(PY) -m experiments.figures_chapter2
@@ -67,11 +67,9 @@ reproduce-chapter5: $(STAMP)
 reproduce-esmbo: $(STAMP)
 	$(PY) -m experiments.reproduce esmbo --profile $(PROFILE)
 
-# seed 004 (Thornton 2014, Auto-WEKA; docs/seed004.md): results/autoweka/<profile>/report/report.md
-# (OPENML=fetch downloads the seed's sets that are on OpenML; the default runs them only if cached)
-OPENML ?= cached
+# Thornton 2014 (Auto-WEKA; docs/autoweka.md): results/autoweka/<profile>/report/report.md
 reproduce-autoweka: $(STAMP)
-	$(PY) -m experiments.autoweka reproduce --profile $(PROFILE) --openml $(OPENML)
+	$(PY) -m experiments.reproduce autoweka --profile $(PROFILE)
 
 reproduce-ensembles: $(STAMP)
 	$(PY) -m experiments.reproduce ensembles --profile $(PROFILE)

@@ -41,7 +41,7 @@ from experiments.progress import interval_seconds
 from experiments.results import run_filename
 from experiments.runner import RunSpec
 from experiments.single import footnotes, prepare, run_and_save, summarize
-from hpo.datasets import DatasetError
+from hpo.data.catalog import DatasetError
 
 
 def _single_run(cfg: DictConfig) -> None:
@@ -81,18 +81,28 @@ def _run_once(cfg: DictConfig, spec: RunSpec, path: Path) -> None:
 
 
 def _sweep_shard(cfg: DictConfig) -> None:
-    from experiments.sweep import plan, record_dataset_notes, run_sweep
+    from experiments.sweep import record_dataset_notes, run_all
 
     if not 0 <= cfg.shard < cfg.n_shards:
         raise UsageError(f"shard must be in [0, {cfg.n_shards}), got {cfg.shard}")
     name = HydraConfig.get().runtime.choices["experiment"]  # the config file's name
-    runs = plan(name, cfg.profile, data_dir=cfg.data_dir)[cfg.shard :: cfg.n_shards]
     record_dataset_notes(name, cfg.profile, data_dir=cfg.data_dir)
     try:
-        counts = run_sweep(runs, n_jobs=1, data_dir=cfg.data_dir, progress=False)
+        runs, counts = run_all(
+            name,
+            cfg.profile,
+            data_dir=cfg.data_dir,
+            shard=cfg.shard,
+            n_shards=cfg.n_shards,
+            n_jobs=1,
+            progress=False,
+        )
     except Interrupted as stop:
         stop.outcome = "the shard's finished runs are kept; the same command runs the rest"
         raise
+    waiting = sum(bool(run.waiting) for run in runs)
+    if waiting:  # parts that run after others, whose runs other shards have not finished
+        counts["waiting"] = waiting
     print(f"{name}/{cfg.profile} shard {cfg.shard}/{cfg.n_shards}: {counts}")
 
 

@@ -1,4 +1,5 @@
-"""The claims engine: declared claims, their conditions, and the status each gets.
+"""The claims engine: declared claims, their conditions, the status each gets, and the one power
+rule every report applies.
 
 A chapter plug-in declares its claims (:class:`Claim`: id, statement, the thesis's value, and a
 function of the chapter's inputs returning an :class:`Outcome` — our value and named conditions).
@@ -6,9 +7,16 @@ function of the chapter's inputs returning an :class:`Outcome` — our value and
 
 * ``reproduced`` — every condition holds on our results;
 * ``not reproduced`` — some condition fails (the reason names them);
-* ``not evaluated`` — an input is missing (:class:`MissingInput`: a table, a method, a curve) or
-  no condition fails but one is undecided (``None``), e.g. a "no significant difference" on
-  fewer than :data:`MIN_DATASETS_FOR_NO_DIFFERENCE` datasets or with an undefined p-value.
+* ``not evaluated`` — an input is missing (:class:`MissingInput`: a table, a method, a curve), or
+  no condition fails but one cannot be decided: *underpowered* (:class:`Underpowered`: its test
+  cannot reach its level with the data at hand, whatever the data; the reason says the smallest
+  attainable p) or otherwise undecided (``None``).
+
+The power rule (:func:`smallest_attainable_p`, :func:`power`): a condition that rests on a test
+— "significantly better" as much as "no significant difference" — is decided only when the most
+extreme data the test could see at this n give p < alpha. Below that, "not significant" holds
+whatever the methods do and "significant" fails whatever they do, so either verdict would be an
+artefact of n.
 
 :class:`ScoreSetting` wraps one score table (datasets × methods, test error in %) with the
 statistics claims read: average ranks, win rates, medians, win/loss counts, Wilcoxon p-values.
@@ -17,6 +25,7 @@ statistics claims read: average ranks, win rates, medians, win/loss counts, Wilc
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
@@ -24,11 +33,19 @@ from typing import Generic, TypeVar
 
 import numpy as np
 import pandas as pd
+from scipy import stats as scipy_stats
 
 from analysis import stats
 
 REPRODUCED, NOT_REPRODUCED, NOT_EVALUATED = "reproduced", "not reproduced", "not evaluated"
 STATUSES = (REPRODUCED, NOT_REPRODUCED, NOT_EVALUATED)
+UNDERPOWERED = "underpowered"  # the reason's first word when a test cannot reach its level
+UNDECIDED_NOTE = "the results cannot decide it"
+# what a report says of the status, next to its tally
+UNDERPOWERED_NOTE = (
+    "*Not evaluated: underpowered* = a condition rests on a test that cannot reach its level "
+    "with the data at hand, whatever the data (the reason gives the smallest attainable p)."
+)
 InputsT = TypeVar("InputsT")
 
 
@@ -50,24 +67,112 @@ class MissingInput(Exception):
     """A table, a method or an auxiliary input that a claim needs was not given."""
 
 
-# A "no significant difference" condition is only evidence when the test *could* have found one.
-# The two-sided exact Wilcoxon signed-rank test's smallest p-value with n non-zero pairs is
-# 2 / 2**n (every difference of the same sign): 0.0625 for n = 5, 0.03125 for n = 6. With fewer
-# than 6 datasets no result can be significant at alpha = 0.05, so "not significant" would hold
-# whatever the methods do; such a condition is undecided (None) and the claim "not evaluated".
-MIN_DATASETS_FOR_NO_DIFFERENCE = 6
-UNDECIDED_NOTE = (
-    f"a 'no significant difference' needs at least {MIN_DATASETS_FOR_NO_DIFFERENCE} datasets "
-    "(the two-sided Wilcoxon cannot reject with fewer: min p = 2/2^n) and a finite p"
-)
+# ------------------------------------------------------------------------------- the power rule
+
+# Each test's smallest attainable p with n observations (k methods for Friedman and Nemenyi): the
+# p-value of the most extreme data the test can see, under its exact null distribution where one
+# is known. The signed-rank and sign tests: all n non-zero differences of one sign, probability
+# 1/2^n under H0 (2/2^n two-sided). Spearman's rho: a perfectly monotone sequence, 1 of n!
+# equally likely orders (2/n! two-sided). Friedman: every block ranks the k methods alike, k! of
+# the (k!)^N equally likely rankings. Nemenyi: the largest possible difference of average ranks,
+# k - 1, read on the studentized range distribution the critical difference uses.
+# The reports compute Wilcoxon p-values with the normal approximation (analysis.stats), which at
+# small n can fall below the exact floor (0.043 for n = 5): such a p is an artefact of the
+# approximation, not evidence, so the rule uses the exact floor.
+TESTS = {
+    "wilcoxon": ("two-sided Wilcoxon signed-rank", "2/2^n"),
+    "wilcoxon-one-sided": ("one-sided Wilcoxon signed-rank", "1/2^n"),
+    "sign": ("two-sided sign test", "2/2^n"),
+    "sign-one-sided": ("one-sided sign test", "1/2^n"),
+    "spearman": ("two-sided Spearman rank correlation", "2/n!"),
+    "friedman": ("Friedman", "(k!)^(1-n)"),
+    "nemenyi": ("Nemenyi", "rank difference k-1"),
+}
 
 
-def no_significant_difference(p_value: float, n_datasets: int, alpha: float) -> bool | None:
-    """``p >= alpha`` when the test could have rejected; None (undecided) with fewer than
-    :data:`MIN_DATASETS_FOR_NO_DIFFERENCE` datasets or an undefined p (every difference zero)."""
-    if n_datasets < MIN_DATASETS_FOR_NO_DIFFERENCE or not np.isfinite(p_value):
-        return None
-    return not p_value < alpha
+def smallest_attainable_p(test: str, n: int, k: int | None = None) -> float:
+    """The smallest p-value ``test`` can give with ``n`` observations (the pairs of a signed-rank
+    or sign test, the points of a correlation, the datasets of Friedman or Nemenyi over ``k``
+    methods), whatever their values; 1 when n is too small for any evidence."""
+    if test not in TESTS:
+        raise ValueError(f"unknown test {test!r}; valid: {', '.join(TESTS)}")
+    if n < 0 or (test in ("friedman", "nemenyi") and (k is None or k < 2)):
+        raise ValueError(f"{test} needs n >= 0 observations and k >= 2 methods, got n={n}, k={k}")
+    if test in ("wilcoxon", "sign"):
+        return min(1.0, 2.0 / 2.0**n)
+    if test in ("wilcoxon-one-sided", "sign-one-sided"):
+        return min(1.0, 1.0 / 2.0**n)
+    if test == "spearman":
+        return 1.0 if n < 3 else min(1.0, 2.0 / math.factorial(n))
+    assert k is not None
+    if n < 1:
+        return 1.0
+    if test == "friedman":
+        return float(math.factorial(k) ** (1 - n))
+    q = (k - 1) * math.sqrt(2.0) / math.sqrt(k * (k + 1) / (6.0 * n))
+    return float(scipy_stats.studentized_range.sf(q, k, np.inf))
+
+
+@dataclass(frozen=True)
+class Underpowered:
+    """A condition whose test cannot reach its level with the data at hand: the most extreme
+    data would give ``smallest_p`` >= ``alpha``. Neither true nor false (``bool()`` raises)."""
+
+    test: str
+    n: int
+    smallest_p: float
+    alpha: float
+    k: int | None = None
+
+    def __bool__(self) -> bool:
+        raise TypeError(f"an underpowered condition is undecided, not a truth value: {self}")
+
+    def __str__(self) -> str:
+        name, rule = TESTS[self.test]
+        size = f"n = {self.n}" + (f", k = {self.k}" if self.k is not None else "")
+        return (
+            f"smallest attainable p = {self.smallest_p:.3g} >= alpha = {self.alpha:g}: "
+            f"{name}, {rule} with {size}"
+        )
+
+
+Condition = bool | Underpowered | None  # None: undecided for another reason (said by the claim)
+
+
+def power(test: str, n: int, alpha: float, k: int | None = None) -> Underpowered | None:
+    """:class:`Underpowered` when ``test`` cannot give p < ``alpha`` at this n (and k), else
+    None (the test can decide)."""
+    smallest = smallest_attainable_p(test, n, k)
+    return Underpowered(test, n, smallest, alpha, k) if smallest >= alpha else None
+
+
+def decided(check: Underpowered | None, holds: bool) -> bool | Underpowered:
+    """``holds`` when the test can decide, else the :class:`Underpowered` that says why not."""
+    return check if check is not None else bool(holds)
+
+
+def all_hold(conditions: Iterable[Condition]) -> Condition:
+    """Three-valued AND: False if any fails, else the first underpowered or undecided one,
+    else True."""
+    values = list(conditions)
+    if any(_fails(v) for v in values):
+        return False
+    open_ones = [v for v in values if v is None or isinstance(v, Underpowered)]
+    if not open_ones:
+        return True
+    return next((v for v in open_ones if isinstance(v, Underpowered)), None)
+
+
+def _fails(holds: Condition) -> bool:
+    """A decided condition that does not hold (numpy's booleans included)."""
+    return holds is not None and not isinstance(holds, Underpowered) and not holds
+
+
+def no_significant_difference(p_value: float, n_pairs: int, alpha: float) -> bool | Underpowered:
+    """``p >= alpha`` of a two-sided Wilcoxon over ``n_pairs`` non-zero paired differences, when
+    the test could have rejected; else :class:`Underpowered` (also when every difference is
+    zero: n = 0, p undefined)."""
+    return decided(power("wilcoxon", n_pairs, alpha), not p_value < alpha)
 
 
 @dataclass
@@ -75,7 +180,7 @@ class Outcome:
     """What a claim found: named conditions (all must hold), our numbers, optional statistic."""
 
     our_value: str
-    conditions: list[tuple[str, bool | None]] = field(default_factory=list)  # None: undecided
+    conditions: list[tuple[str, Condition]] = field(default_factory=list)
     statistic: float = float("nan")
     p_value: float = float("nan")
 
@@ -128,14 +233,62 @@ class ScoreSetting:
         return int(self.counts.loc[first, second])
 
     def significant(self, first: str, second: str) -> bool:
+        """p < alpha: the tables' mark, whatever the test's power (see :meth:`power`)."""
         return bool(self.pvalue(first, second) < self.alpha)
 
-    def significantly_better(self, first: str, second: str) -> bool:
-        return self.count(first, second) > 0 and self.significant(first, second)
+    def n_pairs(self, first: str, second: str) -> int:
+        """The Wilcoxon test's n for the power rule: the datasets compared, 0 when the two
+        methods are equal on every one (no p). The test discards zero differences, so with some
+        its exact floor is higher than this n says; the rule counts the datasets, as the thesis's
+        "no significant difference" between methods equal on most datasets is read."""
+        self.require(first, second)
+        return len(self.scores) if (self.scores[first] != self.scores[second]).any() else 0
 
-    def not_significant(self, first: str, second: str) -> bool | None:
-        """No significant difference (:func:`no_significant_difference`; None: undecided)."""
-        return no_significant_difference(self.pvalue(first, second), len(self.scores), self.alpha)
+    def power(self, first: str, second: str) -> Underpowered | None:
+        """Whether the Wilcoxon test of the pair can reach alpha (:func:`power`)."""
+        return power("wilcoxon", self.n_pairs(first, second), self.alpha)
+
+    def significantly_better(self, first: str, second: str) -> bool | Underpowered:
+        """Positive win/loss count and p < alpha; :class:`Underpowered` if the test cannot
+        reach alpha on this table."""
+        return decided(
+            self.power(first, second),
+            self.count(first, second) > 0 and self.significant(first, second),
+        )
+
+    def not_significantly_better(self, first: str, second: str) -> bool | Underpowered:
+        """The negation of :meth:`significantly_better`, underpowered where it is."""
+        better = self.significantly_better(first, second)
+        return better if isinstance(better, Underpowered) else not better
+
+    def not_significant(self, first: str, second: str) -> bool | Underpowered:
+        """No significant difference (:func:`no_significant_difference`)."""
+        return no_significant_difference(
+            self.pvalue(first, second), self.n_pairs(first, second), self.alpha
+        )
+
+    def friedman(self) -> Outcome:
+        """A claim that the Friedman test rejects equal ranks over the table's methods."""
+        result = stats.friedman(self.scores)
+        n, k = self.scores.shape
+        return Outcome(
+            f"χ² = {result.statistic:.2f} (k = {k}, N = {n}), p = {result.pvalue:.3g}",
+            [
+                (
+                    f"Friedman p < {self.alpha}",
+                    decided(power("friedman", n, self.alpha, k), result.pvalue < self.alpha),
+                )
+            ],
+            statistic=result.statistic,
+            p_value=result.pvalue,
+        )
+
+    def nemenyi(self) -> tuple[float, Underpowered | None]:
+        """The Nemenyi critical difference of the table's k methods over its N datasets, and
+        whether any difference of average ranks (at most k − 1) could exceed it."""
+        n, k = self.scores.shape
+        cd = stats.nemenyi_critical_difference(k, n, self.alpha)
+        return cd, power("nemenyi", n, self.alpha, k)
 
     def pair(self, first: str, second: str) -> str:
         """``first`` vs ``second`` in the thesis's notation: count, ``*`` if significant, p."""
@@ -156,7 +309,7 @@ class ScoreSetting:
     ) -> Outcome:
         """A claim that each ``better`` pair (a, b) has a significantly better than b and each
         ``same`` pair is not significantly different, with the pairs as our value."""
-        conditions: list[tuple[str, bool | None]] = [
+        conditions: list[tuple[str, Condition]] = [
             (f"{a} significantly better than {b}", self.significantly_better(a, b))
             for a, b in better
         ]
@@ -172,7 +325,7 @@ class Claim(Generic[InputsT]):
     statement: str
     thesis_value: str
     evaluate: Callable[[InputsT], Outcome]
-    undecided_note: str = UNDECIDED_NOTE  # why an undecided condition leaves the claim open
+    undecided_note: str = UNDECIDED_NOTE  # why an undecided (None) condition leaves it open
 
 
 def run_claim(claim: Claim[InputsT], inputs: InputsT) -> ClaimRecord:
@@ -203,13 +356,22 @@ def run_claim(claim: Claim[InputsT], inputs: InputsT) -> ClaimRecord:
 
 
 def _status(
-    conditions: list[tuple[str, bool | None]], undecided_note: str = UNDECIDED_NOTE
+    conditions: list[tuple[str, Condition]], undecided_note: str = UNDECIDED_NOTE
 ) -> tuple[str, str]:
-    """A failed condition decides (not reproduced); else an undecided one leaves it open."""
-    failed = [name for name, holds in conditions if holds is not None and not holds]
+    """A failed condition decides (not reproduced); else an underpowered or undecided one leaves
+    the claim open (not evaluated: underpowered names each test's smallest attainable p)."""
+    failed = [name for name, holds in conditions if _fails(holds)]
+    weak: dict[str, list[str]] = {}
+    for name, holds in conditions:
+        if isinstance(holds, Underpowered):
+            weak.setdefault(str(holds), []).append(name)
     undecided = [name for name, holds in conditions if holds is None]
     if failed:
         return NOT_REPRODUCED, "fails: " + "; ".join(failed)
+    if weak:
+        return NOT_EVALUATED, "; ".join(
+            f"{UNDERPOWERED} ({why}): {', '.join(names)}" for why, names in weak.items()
+        ) + (f"; cannot decide: {'; '.join(undecided)} ({undecided_note})" if undecided else "")
     if undecided:
         return NOT_EVALUATED, f"cannot decide: {'; '.join(undecided)} ({undecided_note})"
     return REPRODUCED, "all conditions hold"
@@ -230,7 +392,10 @@ def claims_display(
         "thesis value": frame["thesis_value"],
         "our value": frame["our_value"].replace("", "–"),
         **(extra or {}),
-        "status": [f"**{s}** — {r}" for s, r in zip(frame["status"], frame["reason"], strict=True)],
+        "status": [
+            f"**{s}**{': ' if r.startswith(UNDERPOWERED) else ' — '}{r}"
+            for s, r in zip(frame["status"], frame["reason"], strict=True)
+        ],
     }
     counts = frame["status"].value_counts()
     tally = ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)

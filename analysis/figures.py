@@ -41,8 +41,9 @@ def series_style(method: str) -> dict[str, object]:
 
 
 # The formats every figure is written in: PNG for the Markdown report, PDF for papers. Drawing
-# dominates a report's time (issue 26), so ``python -m analysis --no-pdf`` leaves PDF out and
-# ``--no-figures`` (no formats) draws none: tables, claims and the plotted data are still written.
+# dominates a report's time (docs/performance.md), so ``python -m analysis --no-pdf`` leaves PDF
+# out and ``--no-figures`` (no formats) draws none: tables, claims and the plotted data are
+# still written.
 _FORMATS: ContextVar[tuple[str, ...]] = ContextVar("figure_formats", default=("png", "pdf"))
 
 

@@ -12,7 +12,7 @@ Owns the step from the results files (README, "Results") to the tables ``analysi
   mean (and std) over repetitions, one table per (protocol, part) [thesis §3.3.1];
 * :func:`iteration_errors`, :func:`rank_curves`: the per-iteration errors and ranks of Fig 3.3
   (thesis §3.3.1, Fig 3.3);
-* :func:`dataset_sizes`: |D_TVS| from the catalog, by the rule of ``hpo.protocol``
+* :func:`dataset_sizes`: |D_TVS| from the catalog, by the rule of ``hpo.evaluation.protocol``
   [thesis §3.3.2, Fig 3.4].
 """
 
@@ -27,8 +27,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analysis import layout, stats
-from hpo.datasets import catalog
-from hpo.protocol import ProtocolSettings
+from hpo.data.catalog import catalog
+from hpo.evaluation.protocol import ProtocolSettings
 
 OUTCOME_COLUMNS = (
     "run_id", "method", "dataset", "protocol", "part", "repetition", "iteration", "budget",
@@ -58,7 +58,7 @@ ScoreKey = tuple[str, str]  # (protocol, part)
 
 
 # Provenance strings repeated on every row of a run (the ``versions`` JSON alone is ~300 bytes):
-# read as categoricals, one copy per distinct value (issue 26: a paper-scale result set).
+# read as categoricals, one copy per distinct value (a paper-scale result set).
 REPEATED_STRINGS = ("versions", "git_revision", "finished_at")
 
 
@@ -135,7 +135,7 @@ def load_outcomes(folder: str | Path, categorical_names: bool = False) -> pd.Dat
     (``results/<experiment>/<profile>``) holding ``consolidated/`` and/or ``runs/``.
     ``test_error`` stays a fraction, as in the results files. ``categorical_names``: the
     :data:`NAME_COLUMNS` as categoricals (:func:`with_categorical_names`), read as such from a
-    consolidated file (issue 26: a third of a paper-scale report's reading time otherwise).
+    consolidated file (a third of a paper-scale report's reading time otherwise).
     """
     folder = Path(folder)
     unreadable: dict[str, str] = {}
@@ -194,7 +194,7 @@ def load_traces(folder: str | Path) -> pd.DataFrame:
 
 
 def with_categorical_names(outcomes: pd.DataFrame) -> pd.DataFrame:
-    """``outcomes`` with the :data:`NAME_COLUMNS` as categoricals (issue 26): grouping by
+    """``outcomes`` with the :data:`NAME_COLUMNS` as categoricals: grouping by
     Arrow-backed strings factorizes them again for every groupby, a large share of a paper-scale
     report's statistics time. For plug-ins that only read those columns (``ChapterPlugin.
     categorical_names``); aggregates keep plain string labels (:func:`per_dataset_errors`)."""
@@ -345,7 +345,8 @@ def rank_curves(errors: pd.DataFrame, budget: int) -> pd.DataFrame:
 
 def dataset_sizes(datasets: list[str] | pd.Index) -> pd.Series:
     """|D_TVS| per dataset: the training file's rows when the collection ships a test file,
-    else ``n − round(test_frac · n)`` as ``hpo.protocol`` splits it. NaN for unknown names."""
+    else ``n − round(test_frac · n)`` as ``hpo.evaluation.protocol`` splits it. NaN for unknown
+    names."""
     table = catalog()
     test_frac = ProtocolSettings().test_frac
     sizes = {}

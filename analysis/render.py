@@ -29,6 +29,7 @@ def markdown(frame: pd.DataFrame) -> str:
     def row(cells: list) -> str:
         return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
 
+    frame = _one_label(frame)
     lines = [row([frame.index.name or "", *frame.columns]), "|" + "---|" * (len(frame.columns) + 1)]
     lines += [row([label, *values]) for label, values in _rows(frame)]
     return "\n".join(lines)
@@ -39,6 +40,15 @@ def _rows(frame: pd.DataFrame) -> zip:
     int/float columns show as floats, as before) without building one Series per row; a
     paper-scale appendix has thousands of rows."""
     return zip(frame.index, frame.to_numpy(), strict=True)
+
+
+def _one_label(frame: pd.DataFrame) -> pd.DataFrame:
+    """A multi-level row index as its first level, the others as leading named columns, so that
+    a row reads ``iris | ours, HC | …`` under named headers rather than as a Python tuple."""
+    if not isinstance(frame.index, pd.MultiIndex):
+        return frame
+    names = [name or f"level {i}" for i, name in enumerate(frame.index.names)]
+    return frame.rename_axis(names).reset_index(level=names[1:])
 
 
 _LATEX_REPLACEMENTS = (
@@ -73,6 +83,7 @@ def _latex_escape(text: object) -> str:
 
 def latex(frame: pd.DataFrame, caption: str) -> str:
     """``frame`` as a LaTeX ``table`` with ``caption``."""
+    frame = _one_label(frame)
     header = [str(frame.index.name or ""), *map(str, frame.columns)]
     rows = [" & ".join(map(_latex_escape, header)) + r" \\ \hline"]
     rows += [" & ".join(map(_latex_escape, [label, *row])) + r" \\" for label, row in _rows(frame)]

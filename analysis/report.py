@@ -23,7 +23,7 @@ OVERTUNING_CITATION = (
 )
 PROTOCOL_KEYS = ["protocol", "method"]
 # The outcome columns the overtuning curves carry (plug-ins' extras group by these): a sort of the
-# whole outcome table would copy every provenance column (issue 26: a paper-scale result set).
+# whole outcome table would copy every provenance column (a paper-scale result set).
 CURVE_COLUMNS = ("run_id", "method", "iteration", "test_error", "protocol", "part", "dataset")
 CURVE_NAMES = ("run_id", "method", "protocol", "part", "dataset")  # categoricals: one copy each
 

@@ -1,4 +1,4 @@
-"""Run health per method, in every report (issue 26): how many runs each method has, how many
+"""Run health per method, in every report: how many runs each method has, how many
 never left a plateau, and how many final retrainings reached libsvm's iteration limit.
 
 A run is *stuck* when its whole trace holds one distinct validation loss

@@ -1,4 +1,4 @@
-"""Time and memory of the Chapter-3 report on a paper-sized result set (issue 26).
+"""Time and memory of the Chapter-3 report on a paper-sized result set (``docs/performance.md``).
 
 Builds the result set synthetically from a real smoke sweep: the outcome rows of
 ``results/chapter3/smoke`` (5 datasets x 2 repetitions, ``make reproduce-chapter3 PROFILE=smoke``)
@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hpo.datasets import dataset_names
+from hpo.data.catalog import dataset_names
 
 TARGET_SECONDS, TARGET_MB = 5.0, 1024.0
 REPO = Path(__file__).resolve().parents[1]

@@ -84,7 +84,7 @@ def problem(name: str, seed: int) -> tuple[int, Objective, float | None]:
 
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-OUR_SOURCES = ("hpo/gp", "hpo/optimizers", "hpo/space.py", "hpo/seeding.py")
+OUR_SOURCES = ("hpo/gp", "hpo/optimizers", "hpo/space/search_space.py", "hpo/seeding.py")
 # what the SVM objective runs: the run's evaluator and the library, except the optimizer engine
 SVM_SOURCES = ("experiments/objectives.py", "experiments/runner.py", "hpo")
 NOT_OBJECTIVE = ("hpo/gp", "hpo/optimizers")

@@ -29,7 +29,7 @@ import numpy as np
 from hpo.gp.acquisition_optimizers import space_sampler
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.base import Proposal
-from hpo.space import Categorical, Condition, Real, Space
+from hpo.space.search_space import Categorical, Condition, Real, Space
 
 
 class AskTell(Protocol):

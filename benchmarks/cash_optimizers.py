@@ -12,7 +12,7 @@ hundreds of milliseconds per fold, printed by every report's "Optimiser time" se
 
 Peers of two speed-ups, measured in the same run (the proposals are the same with and without):
 ``<name>/configspace`` runs a SMAC method on ConfigSpace's own hot paths instead of
-:func:`hpo.optimizers.configspace_shortcuts.configspace_shortcuts` (its equality, hashing,
+:func:`hpo.optimizers.backends.configspace_shortcuts.configspace_shortcuts` (its equality, hashing,
 iteration and neighbours); ``<name>/hyperopt-suggest``
 runs a TPE method through hyperopt's own ``tpe.suggest`` and ``rand.suggest`` (a posterior graph
 built on every proposal and evaluated by ``pyll.rec_eval``) instead of the adapter's
@@ -29,12 +29,11 @@ import time
 
 import numpy as np
 
-from experiments.autoweka import load_methods
+from experiments.autoweka import make_method
 from experiments.spaces import load_cash_library
-from hpo.cash import smac_instances
-from hpo.cash.methods import make_method
-from hpo.cash_space import build_cash_space
-from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
+from hpo.cash.space import build_cash_space
+from hpo.optimizers import smac_instances
+from hpo.optimizers.backends.configspace_shortcuts import configspace_shortcuts
 from hpo.optimizers.tpe import TPEOptimizer
 
 ONE_GRAPH = TPEOptimizer._suggest_on_one_graph
@@ -73,12 +72,13 @@ def main() -> None:
     for method in args.methods:
         name, _, variant = method.partition("/")
         use_peer(variant)
-        optimizer = make_method(load_methods()[name], cash, 10, np.random.default_rng(0))
+        optimizer = make_method(name, cash, 10, np.random.default_rng(0))
         times = []
         for _ in range(args.n):
             started = time.perf_counter()
-            request = optimizer.ask()
-            if request is None:
+            try:
+                request = optimizer.ask()
+            except StopIteration:  # a finished grid
                 break
             loss = losses[str(request.config["learner"])] + 0.01 * request.instance
             optimizer.tell(request, loss)

@@ -6,7 +6,7 @@ Runs each CMA-ES method of Chapter 3 twice per (dataset, protocol, repetition) w
 pycma's stream). Prints, per dataset and start, the runs stuck on the one-class plateau (one
 distinct validation loss over the whole run) and the mean final test error in %, then the totals
 and the paired mean difference (random − centre). This is the ablation behind the default; on
-the thesis's datasets the study of issue 26 found 54 stuck runs of 435 from random starts.
+the thesis's datasets a study of the start found 54 stuck runs of 435 from random starts.
 
     python benchmarks/cma_start.py [--datasets glass iris ...] [--methods cma cma_r]
         [--protocols holdout] [--repetitions 2] [--budget 24] [--jobs 1]

@@ -31,7 +31,7 @@ from hpo.gp.acquisition import single_threaded_blas
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.base import Proposal
 from hpo.records import FoldPredictions
-from hpo.space import Real, Space
+from hpo.space.search_space import Real, Space
 
 DIM = 5
 

@@ -1,5 +1,5 @@
 """Seconds per epoch of seed 002's network learner (``hpo/learners/ffnn.py``) against a plain
-PyTorch loop on the same network and data (issue 27's target: at most 1.1×).
+PyTorch loop on the same network and data (the target: at most 1.1×).
 
 One epoch = a shuffled pass of SGD updates (batch 32) plus the validation error that early
 stopping reads, as both sides do. The plain loop is what one writes by hand: ``nn.Sequential``

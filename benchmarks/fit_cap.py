@@ -39,11 +39,11 @@ from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 
 from experiments.spaces import load_space  # noqa: E402
 from hpo import seeding  # noqa: E402
-from hpo.datasets import load_dataset  # noqa: E402
-from hpo.evaluation import Evaluator  # noqa: E402
+from hpo.data.catalog import load_dataset  # noqa: E402
+from hpo.evaluation.evaluator import Evaluator  # noqa: E402
+from hpo.evaluation.protocol import ProtocolSettings  # noqa: E402
 from hpo.learners import FitGuard, make_estimator, rbf_svc_predict  # noqa: E402
 from hpo.optimizers import make_optimizer  # noqa: E402
-from hpo.protocol import ProtocolSettings  # noqa: E402
 
 DEFAULT_DATASETS = (
     "cardiotocography-10clases",

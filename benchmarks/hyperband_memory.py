@@ -1,4 +1,4 @@
-"""Peak memory of Hyperband's largest MRBI bracket (issue 27: "paused configurations live on disk,
+"""Peak memory of Hyperband's largest MRBI bracket (the target: "paused configurations live on disk,
 not in memory: MRBI's largest bracket (81 configurations) stays under 2 GB of RAM").
 
 One run of ``optimizer=hyperband space=ffnn_mrbi`` with the seed's MRBI plan (R = 100, η = 3),
@@ -58,7 +58,7 @@ def network_bytes(trace: pd.DataFrame) -> float:
 def child(rows: int, unit: float, evaluations: int) -> None:
     from experiments.compose import compose_run
     from experiments.runner import run
-    from hpo.dataset_types import Dataset
+    from hpo.data.types import Dataset
 
     rng = np.random.default_rng(0)
     data = Dataset(

@@ -2,9 +2,10 @@
 
 Each evaluation is one :func:`hpo.learners.fit_and_predict` call (a decision tree on the
 breast-cancer set, 2/3 training, predictions on the other third), run ``--n`` times in-process
-and ``--n`` times through :class:`hpo.isolation.IsolatedWorker` (forkserver, limits set but never
+and ``--n`` times through :class:`hpo.evaluation.isolation.IsolatedWorker` (forkserver, limits set
+but never
 reached). The table gives the median and 90th percentile seconds per evaluation, the median
-overhead of isolation (target < 50 ms, issue 29) and the parent's resident memory before and
+overhead of isolation (target < 50 ms) and the parent's resident memory before and
 after the isolated calls (it must not grow: nothing is kept per call).
 
     python benchmarks/isolation.py [--n 1000] [--learner decision_tree]
@@ -19,7 +20,7 @@ import numpy as np
 import psutil
 from sklearn.datasets import load_breast_cancer
 
-from hpo.isolation import EvaluationLimits, IsolatedWorker
+from hpo.evaluation.isolation import EvaluationLimits, IsolatedWorker
 from hpo.learners import FitGuard, fit_and_predict
 
 

@@ -1,6 +1,7 @@
-"""Speed of the statistical model-selection cascade (seed 003 §3.5, Algorithm 2; issue 28, "Speed").
+"""Speed of the statistical model-selection cascade (Bermúdez-Chacón 2014, §3.5, Algorithm 2).
 
-Times :func:`hpo.model_selection.select_models` on 10 candidates x 30 scores (3 x 10-fold CV on
+Times :func:`hpo.significance.comparisons.select_models` on 10 candidates x 30 scores (3 x 10-fold
+CV on
 the hold-out part, §3.3) on both paths of the cascade (normal, equal-variance scores take ANOVA
 + Tukey HSD; skewed ones Kruskal-Wallis + Nemenyi), the k-means filter of one leaf (§3.5.1) and
 Algorithm 3 over a 17-family tree of 10 candidates per leaf; beside them, scipy's own
@@ -20,7 +21,12 @@ from collections.abc import Callable
 import numpy as np
 from scipy import stats
 
-from hpo.model_selection import Candidate, kmeans_filter, select_hierarchically, select_models
+from hpo.significance.comparisons import (
+    Candidate,
+    kmeans_filter,
+    select_hierarchically,
+    select_models,
+)
 
 
 def timed(run: Callable[[], object], repeats: int) -> tuple[float, float]:

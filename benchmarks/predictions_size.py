@@ -22,8 +22,8 @@ import pandas as pd
 
 from experiments.results import write_atomic
 from experiments.runner import RunSpec, prediction_block, predictions_table
-from hpo.datasets import load_dataset
-from hpo.protocol import ProtocolSettings, RepetitionSplits
+from hpo.data.catalog import load_dataset
+from hpo.evaluation.protocol import ProtocolSettings, RepetitionSplits
 
 
 def simulated_sidecar(dataset: str, budget: int, n_tested: int, seed: int = 0) -> pd.DataFrame:

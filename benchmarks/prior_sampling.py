@@ -1,10 +1,11 @@
-"""Speed of top-down sampling from per-context priors (seed 003 §3.1.3; issue 28, "Speed").
+"""Speed of top-down sampling from per-context priors (Bermúdez-Chacón 2014, §3.1.3).
 
 Draws 10,000 configurations of the 17-learner tree of ``conf/space/seed003.yaml`` (48
-parameters, two virtual ones, priors of every family) with :meth:`hpo.priors.PriorSpace.
+parameters, two virtual ones, priors of every family) with :meth:`hpo.space.priors.PriorSpace.
 sample_batch`, several times, and prints the best and median wall time; beside it, one
 configuration at a time (:meth:`PriorSpace.sample`) and the plain unit-cube sampler of
-Chapter 5's space (:meth:`hpo.space.Space.sample`) for scale. The issue's target: 10,000
+Chapter 5's space (:meth:`hpo.space.search_space.Space.sample`) for scale. The issue's target:
+10,000
 configurations in under a second.
 
     nice -n 5 python benchmarks/prior_sampling.py [--n 10000] [--repeats 5]

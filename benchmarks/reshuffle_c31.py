@@ -46,7 +46,7 @@ from analysis.stats import wilcoxon_pvalue
 from experiments.spaces import space_config
 from hpo.gp.kernels import make_kernel
 from hpo.gp.slice_sampler import HyperChain, SpearmintPriors
-from hpo.space import space_from_config
+from hpo.space.search_space import space_from_config
 
 THESIS_118 = {"count": 36, "datasets": 118, "p": 0.0001}  # Table 3.2; App. B p (ch2-3 spec §6)
 THESIS_87 = {"better": 53, "worse": 26, "mean_pp": 0.56, "p": 0.0004, "datasets": 87}
@@ -166,7 +166,7 @@ def beliefs_table(folder: Path, n_runs: int) -> pd.DataFrame:
 def _print(records: list[dict[str, object]]) -> None:
     print(
         f"thesis, 118 datasets (Table 3.2): count(gp-r, gp) = +{THESIS_118['count']}, "
-        f"p = {THESIS_118['p']}; on the 87 with |D_TVS| <= 1403 (App. B, issue 30): "
+        f"p = {THESIS_118['p']}; on the 87 with |D_TVS| <= 1403 (App. B): "
         f"{THESIS_87['better']} better / {THESIS_87['worse']} worse, "
         f"+{THESIS_87['mean_pp']} pp, p = {THESIS_87['p']}"
     )

@@ -3,7 +3,7 @@ sets at a given evaluation time (issue 29's "optimiser time under 5 % of a smoke
 
 At each retraining SMAC fits its random forest to every evaluation so far and scores 10,000
 random configurations with it (seed §2.2.1; Hutter et al. 2011, §4.3), before its local search.
-This times only those two steps, on SMAC3's own forest as :mod:`hpo.cash.smac_instances`
+This times only those two steps, on SMAC3's own forest as :mod:`hpo.optimizers.smac_instances`
 configures it (the hyperparameter-optimisation facade's: 10 trees, every feature tried at each
 split), with ``rows`` random configurations of the classification space (264 columns) and
 synthetic costs. The sampling, the local search and all of SMAC's bookkeeping are left out: the
@@ -24,10 +24,9 @@ import time
 
 import numpy as np
 
-from experiments.autoweka import load_methods
+from experiments.autoweka import make_method
 from experiments.spaces import load_cash_library
-from hpo.cash.methods import make_method
-from hpo.cash_space import build_cash_space
+from hpo.cash.space import build_cash_space
 
 CANDIDATES = 10_000  # random configurations scored per retraining (seed §2.2.1)
 REPEATS = 5
@@ -45,7 +44,7 @@ def median_ms(step, repeats: int = REPEATS) -> float:  # noqa: ANN001
 def whole_smac(cash, n: int) -> tuple[float, int]:  # noqa: ANN001
     """SMAC's ask + tell seconds over ``n`` evaluations, and its number of retrainings."""
     losses = {name: 0.1 + 0.05 * i for i, name in enumerate(cash.learners)}
-    optimizer = make_method(load_methods()["smac"], cash, 10, np.random.default_rng(0))
+    optimizer = make_method("smac", cash, 10, np.random.default_rng(0))
     model = optimizer.facade._model
     trainings = [0]
     train = model.train
@@ -69,7 +68,7 @@ def main() -> None:
     parser.add_argument("--evaluation-ms", type=float, default=44.0)
     args = parser.parse_args()
     cash = build_cash_space(load_cash_library(), "classification", nonnegative_inputs=True)
-    optimizer = make_method(load_methods()["smac"], cash, 10, np.random.default_rng(0))
+    optimizer = make_method("smac", cash, 10, np.random.default_rng(0))
     model = optimizer.facade._model
     space = optimizer.facade.scenario.configspace
     rng = np.random.default_rng(0)

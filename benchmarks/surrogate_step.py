@@ -1,5 +1,5 @@
 """Seconds of one SMBO step of seed 002's surrogates with n = 30 points told, in MRBI's 17
-conditional dimensions (issue 27's target: under 1 s each), beside each library's own step.
+conditional dimensions (the target: under 1 s each), beside each library's own step.
 
 One step = ``ask`` (fit the model, score the candidates, pick) after 30 ``tell``s of random
 losses; medians over ``--repeats`` fresh optimizers. Ours: ``skopt-gp`` and ``skopt-rf``
@@ -27,7 +27,7 @@ import numpy as np
 
 from experiments.spaces import load_space
 from hpo.optimizers import make_optimizer
-from hpo.space import Categorical, Integer, Real
+from hpo.space.search_space import Categorical, Integer, Real
 
 METHODS = {
     "skopt-gp": ("surrogate", {"model": "gp", "n_initial": 3}),

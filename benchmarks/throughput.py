@@ -40,7 +40,7 @@ import yaml  # noqa: E402
 from experiments.cluster import size_bin, tvs_size  # noqa: E402
 from experiments.compose import compose_config, compose_run, override  # noqa: E402
 from experiments.runner import execute_run  # noqa: E402
-from hpo.datasets import catalog, load_dataset  # noqa: E402
+from hpo.data.catalog import catalog, load_dataset  # noqa: E402
 
 THESIS_CORE_HOURS = 9.8 * 24 * 64  # thesis §3.3: 9.8 days on 64 cores
 # Distinct runs per (dataset, protocol) in the paper profile, by family:

@@ -36,7 +36,7 @@ from throughput import optimizer_seconds_at  # noqa: E402
 from experiments.compose import compose_run  # noqa: E402
 from experiments.runner import execute_run  # noqa: E402
 from experiments.sweep import load_experiment, plan  # noqa: E402
-from hpo.datasets import load_dataset  # noqa: E402
+from hpo.data.catalog import load_dataset  # noqa: E402
 
 PAPER_BUDGET = 200
 

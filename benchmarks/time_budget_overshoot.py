@@ -1,5 +1,5 @@
-"""How far past its time budget a run's search goes (seed 003, issue 28 "Speed": a time budget
-is honoured within one evaluation).
+"""How far past its time budget a run's search goes (Bermúdez-Chacón 2014's study; the
+target: a time budget is honoured within one evaluation).
 
 The loop (``experiments.runner._optimize``) starts no evaluation once ``time_budget`` seconds
 have passed, so the search ends at most one evaluation late. This runs seed 003's ``hrs`` and
@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from experiments.compose import compose_run
 from experiments.runner import run
-from hpo.datasets import load_dataset
+from hpo.data.catalog import load_dataset
 
 DATASETS = ("sklearn-iris", "sklearn-wine", "sklearn-breast-cancer")
 METHODS = ("hrs", "hypercube")

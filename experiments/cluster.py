@@ -34,7 +34,7 @@ per run) costs that budget plus, when a model-selection stage follows (not in th
 part: Algorithm 4's evaluations), ``SELECTION_STAGE_ALLOWANCE`` of it for that stage (an
 assumption, stated on the cost line: the stage's cross-validation fits on H do not grow with the
 optimisation time, and took 35-63 % of the smoke runs' seconds at 20 evaluations,
-docs/seed003.md).
+docs/hierarchical.md).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.config import CONF_DIR, UsageError
-from hpo.datasets import catalog, resolve_name
+from hpo.data.catalog import catalog, resolve_name
 from hpo.learners import learner_resources
 from hpo.optimizers.hyperband import Fidelity
 
@@ -239,7 +239,9 @@ def run_cost_units(spec: Any) -> dict[str, Any]:
             "epochs": 0.0,
             "evaluations": 0.0,
             "cost_family": TIME_BUDGET_FAMILY,
-            "budget_seconds": float(spec.time_budget),
+            # a method that runs longer than the run's budget (seed 004's SMAC-Long: 4 x)
+            "budget_seconds": float(spec.time_budget)
+            * float(dict(spec.optimizer_settings).get("budget_factor", 1.0)),
             "selection_stage": getattr(spec, "model_selection", None) is not None,
         }
     multi = spec.optimizer in MULTI_FIDELITY
@@ -413,6 +415,21 @@ def gpu_line(estimate: Estimate, speedup: float = GPU_SPEEDUP) -> list[str]:
     ]
 
 
+def dependent_lines(runs: Sequence[Any]) -> list[str]:
+    """How parts that run after others are submitted (none: no line): the runs that wait, and
+    the second submission, queued behind the first array by a SLURM dependency."""
+    waiting = [run for run in runs if getattr(run, "waiting", "")]
+    if not waiting:
+        return []
+    parts = ", ".join(sorted({run.part for run in waiting}))
+    return [
+        f"{len(waiting)} runs of parts that run after others ({parts}) wait for those parts: "
+        "submit the same command a second time, queued behind the first array with "
+        "+hydra.launcher.additional_parameters.dependency=afterany:<the first array's job id>; "
+        "its shards run what has become ready and skip what is finished"
+    ]
+
+
 def epoch_costs_provenance(path: Path = EPOCH_COSTS_FILE) -> str:
     """Where the epoch-cost table comes from: the benchmark's command and date."""
     table = json.loads(Path(path).read_text())
@@ -470,6 +487,7 @@ def print_cost(
         *train_fraction_lines(table),
         *time_budget_lines(table),
         *gpu_line(result),
+        *dependent_lines(runs),
     ]:
         print(line)
     print(costs_provenance(costs_file))

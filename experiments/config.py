@@ -12,13 +12,14 @@ from omegaconf import OmegaConf
 
 from experiments.runner import POST_HOC_DEFAULTS, RunSpec
 from experiments.spaces import plain_space, unread_parameters
-from hpo.datasets import DatasetError, dataset_task, resolve_name, unknown_choice_message
+from hpo.data.catalog import DatasetError, dataset_task, resolve_name, unknown_choice_message
 from hpo.ensembles import TIE_RULES
-from hpo.isolation import EvaluationLimits
+from hpo.evaluation.evaluator import TIME_BUDGET_KINDS
+from hpo.evaluation.isolation import EvaluationLimits
+from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard, learner_names, make_estimator
 from hpo.optimizers import check_settings, make_optimizer
-from hpo.protocol import ProtocolSettings
-from hpo.space import SpaceError
+from hpo.space.search_space import SpaceError
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 
@@ -36,6 +37,7 @@ TOP_LEVEL_KEYS = (
     "dataset",
     "budget",
     "time_budget",
+    "time_budget_kind",
     "probabilities",
     "seed",
     "repetition",
@@ -237,6 +239,9 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
         performance_index=_performance_index(optimizer.get("performance_index"), space),
         probabilities=boolean("probabilities", cfg.get("probabilities", False)),
         time_budget=_time_budget(cfg.get("time_budget")),
+        time_budget_kind=_choice(
+            "time_budget_kind", cfg.get("time_budget_kind", "wall"), TIME_BUDGET_KINDS
+        ),
         model_selection=_model_selection(optimizer.get("model_selection")),
         limits=limits,
     )
@@ -271,7 +276,11 @@ def _performance_index(settings: Any, space: Mapping[str, Any]) -> dict[str, Any
     """``optimizer.performance_index`` (seed 003, eq. 3.7), checked: bad weights, an unknown
     metric, and a metric that needs probabilities with a learner of the space that gives none
     are one line each."""
-    from hpo.performance_index import PerformanceIndex, PerformanceIndexError, gives_probabilities
+    from hpo.evaluation.performance_index import (
+        PerformanceIndex,
+        PerformanceIndexError,
+        gives_probabilities,
+    )
 
     if settings is None:
         return None
@@ -290,7 +299,7 @@ def _performance_index(settings: Any, space: Mapping[str, Any]) -> dict[str, Any
 def _model_selection(settings: Any) -> dict[str, Any] | None:
     """``optimizer.model_selection`` (seed 003, §3.5), checked (α outside (0, 1), k < 1, bad
     importances: one line)."""
-    from hpo.selection_stage import SelectionSettings
+    from hpo.significance.stage import SelectionSettings
 
     if settings is None:
         return None
@@ -305,7 +314,7 @@ def _model_selection(settings: Any) -> dict[str, Any] | None:
 def _check_ensemble_folds(optimizer: Mapping[str, Any]) -> None:
     """Ensembles combine models fold by fold: EO and the post_hoc rule need every model
     validated on the same folds (one line, exit 2, before anything runs)."""
-    from hpo.selection import ENSEMBLE_OPTIMIZER, POST_HOC
+    from hpo.rules.final_selection import ENSEMBLE_OPTIMIZER, POST_HOC
 
     needs = [r for r in dict(optimizer["rules"]).values() if r in (POST_HOC, ENSEMBLE_OPTIMIZER)]
     if optimizer["family"] == "eo":
@@ -320,7 +329,7 @@ def _check_ensemble_folds(optimizer: Mapping[str, Any]) -> None:
 def _post_hoc(settings: Mapping[str, Any]) -> dict[str, Any]:
     """The ``post_hoc`` block, checked by building the rule (an unknown loss, a size below 1 or
     an unknown key is one line, exit 2)."""
-    from hpo.ensembles.rules import PostHocRule
+    from hpo.rules.ensemble import PostHocRule
 
     settings = {**POST_HOC_DEFAULTS, **dict(settings)}
     unknown = sorted(set(settings) - set(POST_HOC_DEFAULTS))

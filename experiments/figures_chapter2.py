@@ -26,14 +26,14 @@ import numpy as np  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
-from hpo.datasets import GET_DATA_HINT, load_dataset, missing_datasets  # noqa: E402
+from hpo.data.catalog import GET_DATA_HINT, load_dataset, missing_datasets  # noqa: E402
 from hpo.gp.acquisition import ExpectedImprovement  # noqa: E402
 from hpo.gp.kernels import make_kernel  # noqa: E402
 from hpo.gp.model import GPPosterior  # noqa: E402
 from hpo.gp.slice_sampler import HyperChain, SpearmintPriors  # noqa: E402
 from hpo.optimizers.bayes import GPEIOptimizer  # noqa: E402
 from hpo.seeding import int_seed, rng, seed_sequence  # noqa: E402
-from hpo.space import Real, Space  # noqa: E402
+from hpo.space.search_space import Real, Space  # noqa: E402
 
 DEFAULT_OUT = Path("results/figures/chapter2")
 SNAPSHOTS = (2, 5, 10, 20, 50)  # [decide] Fig 2.3 snapshots, docs/deviations.md

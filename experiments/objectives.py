@@ -15,10 +15,10 @@ from collections.abc import Callable
 import numpy as np
 
 from experiments.spaces import load_space
-from hpo.datasets import load_dataset
-from hpo.evaluation import Evaluator
+from hpo.data.catalog import load_dataset
+from hpo.evaluation.evaluator import Evaluator
+from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard
-from hpo.protocol import ProtocolSettings
 
 
 def svm_validation_objective(

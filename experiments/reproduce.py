@@ -1,6 +1,6 @@
 """``make reproduce-chapter3|reproduce-chapter5|reproduce-esmbo|reproduce-hierarchical ...``
-(``PROFILE=smoke|medium|paper``):
-sweep, consolidate, report.
+(``reproduce-autoweka`` too; ``PROFILE=smoke|medium|paper``): sweep (parts that run after others
+once those finish), consolidate, report.
 
 The sweep resumes (finished runs are skipped), so the same command picks up where an interrupted
 reproduction stopped; the report is regenerated from everything finished. The report goes to
@@ -23,7 +23,7 @@ from experiments.sweep import (
     consolidate,
     plan,
     record_dataset_notes,
-    run_sweep,
+    run_all,
 )
 
 
@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
             "ensembles",
             "surrogates",
             "hierarchical",
+            "autoweka",
         ],
     )
     parser.add_argument("--profile", default="smoke")
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, note in notes.items():
         print(f"  {name}: {note}")
     sweep_dir = layout.sweep_dir(args.experiment, args.profile)
-    counts = run_sweep(runs, n_jobs=args.jobs, data_dir=args.data_dir)
+    runs, counts = run_all(args.experiment, args.profile, data_dir=args.data_dir, n_jobs=args.jobs)
     consolidate(runs, sweep_dir / layout.CONSOLIDATED)
     from analysis.report import write_report
 

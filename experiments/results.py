@@ -38,6 +38,10 @@ TIMING_COLUMNS = (
     "selection_stage_seconds",
     "run_seconds",
     "finished_at",
+    "cpu_seconds",  # seed 004's runs: CPU seconds spent, the run's own and its optimiser's
+    "wall_seconds",
+    "optimizer_seconds_total",
+    "setup_seconds",
 )
 # Every package that can change a number of a run.
 _PACKAGES = (

@@ -1,7 +1,8 @@
 """One optimization run, from a plain :class:`RunSpec` to its results tables.
 
-Data flow (DESIGN.md): dataset → outer split → ``optimizer.ask()`` → the protocol gives the folds
-for this batch → the configuration's learner is fitted and scored (:mod:`hpo.evaluation`) →
+Data flow: dataset → outer split → ``optimizer.ask()`` → the protocol gives the folds
+for this batch → the configuration's learner is fitted and scored (:mod:`hpo.evaluation.evaluator`)
+→
 ``optimizer.tell(validation loss)`` → one trace row. Then every selection rule reads the trace
 and returns a choice per iteration (one member, or several); each distinct member is retrained on
 all non-test data and tested once (cached by configuration), a choice of several members is
@@ -20,12 +21,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from experiments.spaces import space_config
+from experiments.spaces import plain_space, space_config
 from hpo import seeding
-from hpo.datasets import Dataset, load_dataset
+from hpo.data.catalog import Dataset, load_dataset
 from hpo.ensembles import TIE_RULES
-from hpo.evaluation import ChoiceScorer, Evaluator, Validation
-from hpo.isolation import EvaluationLimits
+from hpo.evaluation.evaluator import TIME_BUDGET_KINDS, ChoiceScorer, Clock, Evaluator, Validation
+from hpo.evaluation.isolation import EvaluationLimits
+from hpo.evaluation.performance_index import PerformanceIndex
+from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard, check_learner_settings, learner_resources, learner_task
 from hpo.optimizers import (
     MultiFidelity,
@@ -33,15 +36,15 @@ from hpo.optimizers import (
     PredictionsConsumer,
     PriorConsumer,
     make_optimizer,
+    optimizer_class,
 )
-from hpo.performance_index import PerformanceIndex
-from hpo.priors import PriorSpace, prior_space_from_config
-from hpo.protocol import ProtocolSettings
+from hpo.optimizers.instances import CashOptimizer
 from hpo.records import Choice, Trace
-from hpo.rules import RULE_NAMES, make_rule
-from hpo.selection import SelectionRule, population_ends
-from hpo.selection_stage import SelectionSettings, run_stage
-from hpo.space import Categorical, Integer, Space
+from hpo.rules.final_selection import SelectionRule, population_ends
+from hpo.rules.registry import RULE_NAMES, make_rule
+from hpo.significance.stage import SelectionSettings, run_stage
+from hpo.space.priors import PriorSpace, prior_space_from_config
+from hpo.space.search_space import Categorical, Integer, Space
 
 PREDICTION_KINDS = {"valid": 0, "selection": 1, "test": 2}
 
@@ -75,7 +78,7 @@ class RunSpec:
     vote_ties: str = "lowest"
     post_hoc: Mapping[str, Any] = field(default_factory=lambda: dict(POST_HOC_DEFAULTS))
     experiment: str | None = None
-    # seed 003 (docs/seed003.md): the performance index as the objective (PerformanceIndex's
+    # seed 003 (docs/hierarchical.md): the performance index as the objective (PerformanceIndex's
     # arguments; None: the zero-one error), class probabilities kept in the run and the
     # sidecar, a budget in seconds beside the one in evaluations, and the model-selection stage
     performance_index: Mapping[str, Any] | None = None
@@ -83,12 +86,18 @@ class RunSpec:
     time_budget: float | None = None
     model_selection: Mapping[str, Any] | None = None
     limits: EvaluationLimits | None = None  # seed 004: fits in a child under time/memory limits
+    time_budget_kind: str = "wall"  # seconds of wall or CPU time (seed 004 budgets CPU hours)
 
     def __post_init__(self) -> None:
         if self.budget < 1:
             raise ValueError(f"budget must be a positive integer, got {self.budget}")
         if self.time_budget is not None and not self.time_budget > 0:
             raise ValueError(f"time_budget must be > 0 seconds (or null), got {self.time_budget}")
+        if self.time_budget_kind not in TIME_BUDGET_KINDS:
+            raise ValueError(
+                f"unknown time_budget_kind {self.time_budget_kind!r}; "
+                f"valid: {', '.join(TIME_BUDGET_KINDS)}"
+            )
         if self.repetition < 0:
             raise ValueError(f"repetition must be >= 0, got {self.repetition}")
         if not self.rules:
@@ -96,7 +105,7 @@ class RunSpec:
         unknown = sorted({r for r in self.rules.values() if r not in RULE_NAMES})
         if unknown:
             raise ValueError(f"unknown selection rules {unknown}; valid: {', '.join(RULE_NAMES)}")
-        prior_space_from_config(self.space)  # a malformed space is refused here, before any work
+        plain_space(self.space)  # a malformed space is refused here, before any work
         if self.performance_index is not None:
             PerformanceIndex(**self.performance_index)  # bad weights: one line, before any work
         if self.vote_ties not in TIE_RULES:
@@ -138,8 +147,9 @@ RUN_FIELDS_ADDED_LATER = {
     "probabilities": False,
     "time_budget": None,
     "model_selection": None,
+    "time_budget_kind": "wall",
 }
-# The post_hoc rule's settings (conf/config.yaml ``post_hoc``; hpo.ensembles.rules.PostHocRule):
+# The post_hoc rule's settings (conf/config.yaml ``post_hoc``; hpo.rules.ensemble.PostHocRule):
 # part of a run's identity only when they differ from these.
 POST_HOC_DEFAULTS = {"loss": "zero_one", "n_init": 3, "size": 100, "tie_loss": "sqm"}
 
@@ -188,7 +198,14 @@ def run(
     progress: Progress | None = None,
 ) -> RunResult:
     """Run ``spec``: the optimization loop, then every rule's choices, tested. ``progress``
-    (e.g. a progress bar) hears of every evaluation; it cannot change the results."""
+    (e.g. a progress bar) hears of every evaluation; it cannot change the results. An optimizer
+    that races configurations over instances (seed 004's) runs the instance loop
+    (:func:`experiments.autoweka.run_on_instances`)."""
+    if issubclass(optimizer_class(spec.optimizer), CashOptimizer):
+        from experiments.autoweka import run_on_instances
+
+        trace, outcomes, summary = run_on_instances(spec, data, data_dir, progress)
+        return RunResult(trace, outcomes, None, summary)
     data = data if data is not None else load_dataset(spec.dataset, data_dir)
     prior_space = prior_space_from_config(spec.space)
     space = prior_space.space
@@ -289,7 +306,7 @@ SELECTION_COLUMNS = {
 
 
 def selection_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """The model-selection stage's rows (:func:`hpo.selection_stage.run_stage`) as a typed
+    """The model-selection stage's rows (:func:`hpo.significance.stage.run_stage`) as a typed
     table: the models that reached the root first, by rank (README, "Results")."""
     return pd.DataFrame(
         {c: pd.Series([r[c] for r in rows], dtype=kind) for c, kind in SELECTION_COLUMNS.items()}
@@ -344,15 +361,16 @@ def _optimize(
 ) -> list[_Evaluation]:
     """The ask / evaluate / tell loop; rules observe the optimizer after every evaluation.
 
-    With ``spec.time_budget`` the loop starts no evaluation once that many seconds have passed,
+    With ``spec.time_budget`` the loop starts no evaluation once that many seconds of
+    ``spec.time_budget_kind`` (wall, or CPU of this process and its fit children) have passed,
     so a run ends within one evaluation of its time budget (``spec.budget`` still caps the
     number of evaluations)."""
     space = prior_space.space
     evaluations: list[_Evaluation] = []
     loop_started = time.perf_counter()
+    clock = Clock(spec.time_budget_kind, lambda: evaluator.child_cpu_seconds)
     for iteration in range(1, spec.budget + 1):
-        elapsed = time.perf_counter() - loop_started
-        if spec.time_budget is not None and elapsed >= spec.time_budget:
+        if spec.time_budget is not None and clock.spent() >= spec.time_budget:
             break
         started = time.perf_counter()
         try:

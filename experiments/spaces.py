@@ -1,7 +1,7 @@
 """The search spaces declared in ``conf/space/<name>.yaml``, read with PyYAML.
 
 Hydra composes the same files as ``cfg.space``; code that has the composed mapping calls
-:func:`plain_space` (or :func:`hpo.priors.prior_space_from_config` for the priors). This
+:func:`plain_space` (or :func:`hpo.space.priors.prior_space_from_config` for the priors). This
 module is for code without a composed configuration (benchmarks, objectives, tests). A space
 file may carry per-context priors and virtual parameters (seed 003, ``conf/space/seed003.yaml``):
 :func:`load_prior_space` reads them, :func:`load_space` the plain space underneath.
@@ -9,16 +9,17 @@ file may carry per-context priors and virtual parameters (seed 003, ``conf/space
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from hpo.cash_space import ComponentLibrary
+from hpo.cash.space import MAX_ENSEMBLE, CashSpace, ComponentLibrary, build_cash_space
 from hpo.learners.registry import PREFIX_SEPARATOR
-from hpo.priors import PriorSpace, prior_space_from_config
-from hpo.space import Space, SpaceError
+from hpo.space.priors import PriorSpace, prior_space_from_config
+from hpo.space.search_space import Space, SpaceError
 
 SPACE_DIR = Path(__file__).resolve().parents[1] / "conf" / "space"
 
@@ -58,19 +59,69 @@ def spaces_for_task(task: str) -> list[str]:
 
 def load_prior_space(name: str) -> PriorSpace:
     """The space declared in ``conf/space/<name>.yaml`` with its priors and virtual parameters
-    (seed 003, §3.1; format in ``docs/seed003.md``)."""
+    (seed 003, §3.1; format in ``docs/hierarchical.md``)."""
     return prior_space_from_config(space_config(name))
 
 
 def plain_space(declaration: Mapping[str, Any]) -> Space:
     """The :class:`Space` of a space declaration, with or without priors (a space file with
-    priors is refused by :func:`hpo.space.space_from_config`, which knows no priors)."""
+    priors is refused by :func:`hpo.space.search_space.space_from_config`, which knows no priors),
+    or a CASH
+    space's (:func:`cash_space`)."""
+    if is_cash(declaration):
+        return cash_space(declaration).space
     return prior_space_from_config(declaration).space
+
+
+CASH_KEY = "cash"  # a space file with ``cash: <task>`` declares seed 004's CASH space
+CASH_KEYS = ("name", CASH_KEY, "learners", "max_ensemble")
+
+
+def is_cash(declaration: Mapping[str, Any]) -> bool:
+    """Whether a space declaration is a CASH space (``conf/space/autoweka_*.yaml``)."""
+    return CASH_KEY in declaration
+
+
+def cash_space(declaration: Mapping[str, Any]) -> CashSpace:
+    """The CASH space a ``conf/space/autoweka_*.yaml`` declares (seed 004, Ch. 3): ``cash`` the
+    task, ``learners`` the learners kept (null: every applicable one), ``max_ensemble`` the
+    largest ensemble (1..5). Inputs are min-max scaled, so non-negative
+    (hpo/learners/autoweka.py). ``SpaceError`` (one line) for an unknown key or learner."""
+    unknown = sorted(set(declaration) - set(CASH_KEYS))
+    if unknown:
+        raise SpaceError(
+            f"space {declaration.get('name')!r}: unknown key {unknown[0]!r}; "
+            f"valid: {', '.join(CASH_KEYS)}"
+        )
+    learners = declaration.get("learners")
+    if isinstance(learners, str):
+        learners = [learners]
+    return _cash_space(
+        str(declaration[CASH_KEY]),
+        None if learners is None else tuple(str(x) for x in learners),
+        int(declaration.get("max_ensemble", MAX_ENSEMBLE)),
+        str(declaration["name"]),
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _cash_space(
+    task: str, learners: tuple[str, ...] | None, max_ensemble: int, name: str
+) -> CashSpace:
+    return build_cash_space(
+        load_cash_library(),
+        task,
+        nonnegative_inputs=True,
+        include=learners,
+        max_ensemble=max_ensemble,
+        name=name,
+    )
 
 
 AUTOWEKA_DIR = SPACE_DIR.parent / "autoweka"  # seed 004's component library (Thornton 2014, Ch. 3)
 
 
+@functools.cache
 def load_cash_library() -> ComponentLibrary:
     """The Auto-WEKA components declared in ``conf/autoweka/components.yaml`` (seed 004,
     Tables 3.1-3.2; format in the file's header)."""
@@ -92,6 +143,8 @@ def unread_parameters(declaration: Mapping[str, Any]) -> list[tuple[str, str, se
     """
     from hpo.learners import parameters_read
 
+    if is_cash(declaration):  # built from the component library, whose learner reads them all
+        return []
     prior_space = prior_space_from_config(declaration)
     space = prior_space.space
     skipped = set(prior_space.virtual) | {space.learner_parameter}

@@ -7,6 +7,13 @@ selection rule share one run (``cma-pv``, ``cma-bw`` and ``cma-gv`` are one CMA-
 three rules), and their seeds never depend on which rules are read, so a method run alone gives
 the same numbers.
 
+A part may run after another (``after: <part>``): its runs wait until every run of that part on
+the same dataset has finished (or failed), and ``derive: <module>:<function>`` then turns each
+run's specification into the one to run from those finished runs (seed 004: I/F-Race's budget
+calibrated from random search's runs). A waiting run is planned (``sweep cost`` counts it, its
+results file is named once it can run) but not executed; ``run`` plans again after each round,
+so one command runs both parts.
+
 Resuming is the same command as starting: a run whose results file exists is skipped; a failed
 run (its error recorded next to where its results would be, ``*.failed.json``) is tried again.
 One failing run never stops the sweep; the exit code says whether anything failed. A worker that
@@ -24,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import json
 import os
 import resource
@@ -48,7 +56,7 @@ from experiments.config import UsageError, check_task, group_choices, spec_from_
 from experiments.progress import StatusLines, duration, interval_seconds, on_terminal, remaining
 from experiments.results import ensure_writable, inspect_results_file, run_filename, set_aside
 from experiments.runner import RunSpec
-from hpo.datasets import (
+from hpo.data.catalog import (
     GET_DATA_HINT,
     Dataset,
     DatasetError,
@@ -58,7 +66,7 @@ from hpo.datasets import (
     plan_datasets,
     uci121_dir,
 )
-from hpo.datasets import unknown_choice_message as _unknown
+from hpo.data.catalog import unknown_choice_message as _unknown
 
 _SHARED_SETTINGS = (
     "space",
@@ -73,11 +81,13 @@ _SHARED_SETTINGS = (
 
 @dataclass(frozen=True)
 class PlannedRun:
-    """One run of a sweep and where its results file goes."""
+    """One run of a sweep and where its results file goes; ``waiting`` says why it cannot run
+    yet (a part that runs after another), else empty."""
 
     part: str
     spec: RunSpec
     path: Path
+    waiting: str = ""
 
     @property
     def failure_path(self) -> Path:
@@ -134,14 +144,45 @@ def plan(
                 f"{name}/{profile}, part {part}: no dataset of {settings['datasets']!r} is in the "
                 f"collection at {uci121_dir(data_dir)}: {GET_DATA_HINT}"
             )
+        after = settings.get("after")
+        if after is not None and after not in {p.part for p in planned}:
+            raise UsageError(
+                f"{name}/{profile}, part {part}: after {after!r}, which is not an earlier part"
+            )
         for spec in _part_specs(name, settings, datasets):
-            planned.append(PlannedRun(part, spec, runs_dir / part / run_filename(spec)))
+            if after is None:
+                planned.append(PlannedRun(part, spec, runs_dir / part / run_filename(spec)))
+            else:
+                planned.append(_dependent(part, spec, runs_dir, planned, after, settings))
     return planned
+
+
+def _dependent(
+    part: str,
+    spec: RunSpec,
+    runs_dir: Path,
+    planned: Sequence[PlannedRun],
+    after: str,
+    settings: Mapping[str, Any],
+) -> PlannedRun:
+    """A run of a part that runs after part ``after``: waiting while a run of that part on its
+    dataset has neither finished nor failed, else its specification derived from the finished
+    ones (``derive``, a ``module:function`` taking the spec and those runs)."""
+    earlier = [p for p in planned if p.part == after and p.spec.dataset == spec.dataset]
+    pending = [p for p in earlier if not p.path.exists() and not p.failure_path.exists()]
+    if pending:
+        why = f"waits for {len(pending)} run(s) of part {after} on {spec.dataset}"
+        return PlannedRun(part, spec, runs_dir / part / run_filename(spec), why)
+    if settings.get("derive"):
+        module, _, function = str(settings["derive"]).partition(":")
+        derive = getattr(importlib.import_module(module), function)
+        spec = derive(spec, [p for p in earlier if p.path.exists()])
+    return PlannedRun(part, spec, runs_dir / part / run_filename(spec))
 
 
 def _parts(config: Mapping[str, Any], profile: str) -> list[tuple[str, dict[str, Any]]]:
     """``(part, settings)`` of a profile: the experiment's shared settings under each part's."""
-    shared = (*_SHARED_SETTINGS, "fit_guard", "openml", "overrides", "method_overrides")
+    shared = (*_SHARED_SETTINGS, "fit_guard", "openml", "overrides", "method_overrides", "seeds")
     base = {k: v for k, v in config.items() if k in shared}
     return [(part, {**base, **c}) for part, c in config["profiles"][profile]["parts"].items()]
 
@@ -221,8 +262,22 @@ def _part_specs(
             for spec in runs.values():  # every dataset's task is the space's (one line, exit 2)
                 check_task(spec.space, dataset)
             for repetition in range(int(settings["repetitions"])):
-                for spec in runs.values():
-                    yield dataclasses.replace(spec, dataset=dataset, repetition=repetition)
+                for seed in _seeds(settings):
+                    for spec in runs.values():
+                        yield dataclasses.replace(
+                            spec,
+                            dataset=dataset,
+                            repetition=repetition,
+                            seed=spec.seed if seed is None else seed,
+                        )
+
+
+def _seeds(settings: Mapping[str, Any]) -> list[int | None]:
+    """``seeds: n``: n independent runs per (dataset, method, repetition), seeds 0..n-1 (seed
+    004's runs on one split); by default one, with the part's ``seed``."""
+    if settings.get("seeds") is None:
+        return [None]
+    return list(range(int(settings["seeds"])))
 
 
 # ----------------------------------------------------------------------------- execution
@@ -379,7 +434,7 @@ def run_sweep(
     for message in set_aside_invalid(runs):
         print(message, file=sys.stderr)
     _record_dead_workers(runs)  # markers left by a sweep that was killed
-    pending = [run for run in runs if not run.path.exists()]
+    pending = [run for run in runs if not run.path.exists() and not run.waiting]
     counts = {"done": 0, "failed": 0, "skipped": len(runs) - len(pending)}
     lines = progress and not on_terminal()
     bar = tqdm(
@@ -425,6 +480,31 @@ def run_sweep(
     return counts
 
 
+def run_all(
+    experiment: str,
+    profile: str | None,
+    results_root: Path = RESULTS_ROOT,
+    data_dir: str | None = None,
+    shard: int = 0,
+    n_shards: int = 1,
+    **options: Any,
+) -> tuple[list[PlannedRun], dict[str, int]]:
+    """Run shard ``shard`` of ``n_shards`` of a profile, planning again while runs that waited
+    for another part (``after``) become ready; the last plan and the summed counts."""
+    total = {"done": 0, "failed": 0, "skipped": 0}
+    tried: set[Path] = set()
+    while True:
+        runs = plan(experiment, profile, results_root, data_dir)[shard::n_shards]
+        ready = [r for r in runs if not r.waiting and r.path not in tried]
+        counts = run_sweep(ready, data_dir=data_dir, **options)
+        for key in ("done", "failed"):
+            total[key] += counts[key]
+        total["skipped"] += counts["skipped"] if not tried else 0
+        tried |= {r.path for r in ready}
+        if not counts["done"] + counts["failed"] or not any(r.waiting for r in runs):
+            return runs, total
+
+
 # -------------------------------------------------------------------------- status, merge
 
 
@@ -440,6 +520,8 @@ def status(runs: Sequence[PlannedRun]) -> pd.DataFrame:
         elif run.failure_path.exists():
             state = "failed"
             error = json.loads(run.failure_path.read_text()).get("error", "")
+        elif run.waiting:
+            state, error = "waiting", run.waiting
         else:
             state, error = "missing", ""
         rows.append(
@@ -499,7 +581,7 @@ def check_data(runs: Sequence[PlannedRun], data_dir: str | None) -> None:
 
 
 def _print_status(frame: pd.DataFrame) -> None:
-    states = ["done", "failed", "corrupt", "missing"]
+    states = ["done", "failed", "corrupt", "missing", "waiting"]
     counts = frame["state"].value_counts().reindex(states, fill_value=0)
     print(f"{len(frame)} runs: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
     failed = frame[frame["state"].isin(["failed", "corrupt"])]
@@ -546,7 +628,16 @@ def _main(argv: list[str] | None = None) -> int:
                 args.experiment, args.profile, args.results_root, args.data_dir
             ).items():
                 print(f"{name}: {note}")
-            counts = run_sweep(runs, args.jobs, args.data_dir, args.max_memory_gb)
+            runs, counts = run_all(
+                args.experiment,
+                args.profile,
+                args.results_root,
+                args.data_dir,
+                args.shard,
+                args.n_shards,
+                n_jobs=args.jobs,
+                max_memory_gb=args.max_memory_gb,
+            )
             print(f"finished: {counts}")
             _print_status(status(runs))
             return 1 if counts["failed"] else 0

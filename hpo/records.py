@@ -4,12 +4,14 @@ reads of a run, and what it chooses.
 This module owns the shared value types and imports nothing else of :mod:`hpo`, so every layer
 can use them without an import circle (``tests/test_pipeline.py`` walks the imports):
 
-* :class:`FoldPredictions` — one fold model's predictions, written by :mod:`hpo.evaluation`,
+* :class:`FoldPredictions` — one fold model's predictions, written by
+:mod:`hpo.evaluation.evaluator`,
   read by optimizers that consume predictions (EO, ESMBO) and by :mod:`hpo.ensembles`;
-* :class:`Trace` — a run's evaluations as a selection rule reads them (:mod:`hpo.selection`,
-  :mod:`hpo.ensembles.rules`, :mod:`hpo.ensembles.agnostic_bayes`);
+* :class:`Trace` — a run's evaluations as a selection rule reads them
+(:mod:`hpo.rules.final_selection`,
+  :mod:`hpo.rules.ensemble`, :mod:`hpo.ensembles.agnostic_bayes`);
 * :class:`Member` and :class:`Choice` — the model(s) a rule returns after one iteration, scored
-  by :class:`hpo.evaluation.ChoiceScorer`.
+  by :class:`hpo.evaluation.evaluator.ChoiceScorer`.
 """
 
 from __future__ import annotations

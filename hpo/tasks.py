@@ -1,7 +1,8 @@
 """Learning tasks and their losses: classification (zero-one) and regression (squared error).
 
 A dataset's task is carried by its targets' dtype, set once by the loader
-(:mod:`hpo.datasets`): integer class labels ``0..C-1`` (int64) for classification, float64 values
+(:mod:`hpo.data.catalog`): integer class labels ``0..C-1`` (int64) for classification, float64
+values
 for regression. Every loss of the framework is computed from predictions here, so a trace loss,
 a test error and a per-example loss of agnostic Bayes (:mod:`hpo.ensembles.agnostic_bayes`) are one
 definition:

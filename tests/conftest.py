@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from hpo.datasets import openml_dir, uci121_dir
+from hpo.data.catalog import openml_dir, uci121_dir
 
 SKIP_PREFIX = "data not available: "
 
@@ -39,7 +39,7 @@ COLLECTIONS: dict[str, tuple[Callable[[], bool], Callable[[], str]]] = {
         _openml_present,
         lambda: (
             f"no OpenML dataset cached in {openml_dir()}: set HPO_OPENML_DIR or run "
-            "`python -m hpo.datasets fetch-openml <id>` online"
+            "`python -m hpo.data fetch-openml <id>` online"
         ),
     ),
 }

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from hpo.ensembles.agnostic_bayes import (
-    AgnosticBayesRule,
     bootstrap_counts,
     bootstrap_risks,
     bootstrap_rng,
@@ -19,7 +18,8 @@ from hpo.ensembles.agnostic_bayes import (
     posterior_from_risks,
 )
 from hpo.records import FoldPredictions, Trace
-from hpo.rules import RULE_NAMES, make_rule
+from hpo.rules.agnostic_bayes import AgnosticBayesRule
+from hpo.rules.registry import RULE_NAMES, make_rule
 
 
 def _loop_posterior(losses: np.ndarray, counts: np.ndarray) -> np.ndarray:

@@ -1,10 +1,14 @@
-"""Seed 004's command line (experiments/autoweka.py) and report (analysis/autoweka): a method runs
-by name and its results show the chosen learner, meta-method and feature selection; bad input is
-one line, exit code 2, nothing written; the report's bootstrap, Welch tests and seed tables."""
+"""Seed 004 through the one pipeline (experiments/autoweka.py, conf/optimizer/aw_*.yaml): a method
+runs by name through ``run.py`` and its results file carries the provenance and config hash of
+every run, so another budget, budget kind, setting, limit or learner list is a new run; bad input
+is one line, exit code 2, nothing written; the old command names the new one. And the report's
+bootstrap, Welch tests and seed tables (analysis/autoweka)."""
 
 from __future__ import annotations
 
-import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,137 +22,138 @@ from analysis.autoweka.report import (
     win_matrix,
     with_virtual,
 )
-from experiments.autoweka import load_profile, main, plan, resolve_dataset
+from experiments.compose import compose_run
+from experiments.results import config_hash, run_filename
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ["dataset=sklearn-iris", "space.learners=[knn,j48,bagging]", "space.max_ensemble=1"]
 
 
-def test_a_method_runs_by_name_and_its_results_show_the_choice(tmp_path, capsys):
-    code = main(
-        [
-            "run", "--method", "random", "--dataset", "sklearn-iris", "--budget", "8",
-            "--budget-kind", "wall", "--time-limit", "30", "--memory-limit", "3000",
-            "--learners", "knn,j48,bagging", "--results-dir", str(tmp_path),
-        ]
+def run_py(*overrides: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "run.py", *overrides], cwd=ROOT, capture_output=True, text=True
+    )
+
+
+def test_a_method_runs_by_name_through_run_py_and_another_budget_is_a_new_run(tmp_path):
+    """The defect of the seed's first command line: ``--budget 30`` then ``--budget 15`` reused
+    the first file. Here each is its own run, with the provenance of every results file."""
+    common = ["optimizer=aw_random", *TINY, "time_budget_kind=wall", f"results_dir={tmp_path}"]
+    first = run_py(*common, "time_budget=8")
+    assert first.returncode == 0, first.stderr
+    assert "already finished" not in first.stdout and "results: " in first.stdout
+    second = run_py(*common, "time_budget=6")
+    assert second.returncode == 0, second.stderr
+    assert "already finished" not in second.stdout
+    files = sorted(tmp_path.glob("sklearn-iris/aw_random__autoweka__*.parquet"))
+    assert len(files) == 2
+    for path in files:
+        table = pd.read_parquet(path)
+        assert {"config_hash", "git_revision", "versions", "dataset_sha256"} <= set(table.columns)
+        final = table[table.rule == "final"]  # none if no configuration completed 10 folds
+        assert final.learner.isin(["knn", "j48", "bagging"]).all()
+        assert final.test_error.between(0, 1).all()
+        assert table.config_hash.iloc[0] in path.name and table.evaluations.iloc[0] > 0
+        trajectory = table[table.rule == "trajectory"]
+        assert trajectory.elapsed_seconds.is_monotonic_increasing
+    again = run_py(*common, "time_budget=6")
+    assert again.returncode == 0 and "already finished" in again.stdout  # the same run
+
+
+def test_a_hydra_multirun_sweeps_the_methods_by_name(tmp_path):
+    done = run_py(
+        "-m", "optimizer=aw_exdef,aw_random", "space=autoweka_classification", *TINY,
+        "budget=20", "time_budget=null", f"results_dir={tmp_path}",
+        f"hydra.sweep.dir={tmp_path}/hydra",
     )  # fmt: skip
-    assert code == 0
-    out = capsys.readouterr().out
-    assert "learner" in out and "fs_search" in out
-    summary = json.loads((tmp_path / "sklearn-iris" / "random__seed0__rep0.json").read_text())
-    assert summary["learner"] == json.loads(summary["incumbent"])["learner"]
-    assert summary["learner"] in ("knn", "j48", "bagging")
-    assert {"base", "fs_search", "fs_eval", "cv_error", "test_error"} <= set(summary)
-    assert 0 <= summary["test_error"] <= 100 and summary["evaluations"] > 0
-    frame = pd.read_parquet(tmp_path / "sklearn-iris" / "random__seed0__rep0.parquet")
-    trajectory = frame[frame.row_type == "trajectory"]
-    assert len(trajectory) >= 1 and trajectory.wall.is_monotonic_increasing
-    assert main(["run", "--method", "random", "--dataset", "sklearn-iris", "--budget", "8",
-                 "--results-dir", str(tmp_path)]) == 0  # fmt: skip
-    assert "already finished" in capsys.readouterr().out  # never run again or overwritten
-    summary_path = tmp_path / "sklearn-iris" / "random__seed0__rep0.json"
-    written = summary_path.read_bytes()
-    summary_path.unlink()  # a kill between the results file and its summary
-    assert main(["run", "--method", "random", "--dataset", "sklearn-iris", "--budget", "8",
-                 "--results-dir", str(tmp_path)]) == 0  # fmt: skip
-    assert "already finished" in capsys.readouterr().out
-    assert summary_path.read_bytes() == written  # restored from the results file, for the report
-    assert not list(tmp_path.glob("sklearn-iris/.*"))  # no temporary file left
-
-
-BASE = ["run", "--dataset", "sklearn-iris", "--budget", "5"]
+    assert done.returncode == 0, done.stderr
+    names = sorted(p.name.split("__")[0] for p in tmp_path.glob("sklearn-iris/*.parquet"))
+    assert names == ["aw_exdef", "aw_random"]
 
 
 @pytest.mark.parametrize(
-    "argv, message",
+    "change",
     [
-        ([*BASE, "--method", "random", "--budget", "0"], "budget must be > 0 seconds"),
-        ([*BASE, "--method", "random", "--time-limit", "0"], "limits.time_s must be > 0"),
-        ([*BASE, "--method", "random", "--memory-limit", "-1"], "limits.memory_mb must be > 0"),
-        ([*BASE, "--method", "random", "--learners", "knn,m5p"], "unknown learner 'm5p'"),
-        ([*BASE, "--method", "random", "--space", "regression"], "a regression space cannot"),
-        (
-            [
-                "run",
-                "--dataset",
-                "sklearn-diabetes",
-                "--budget",
-                "5",
-                "--method",
-                "random",
-                "--space",
-                "classification",
-            ],
-            "a classification space cannot run on dataset 'sklearn-diabetes'",
-        ),  # fmt: skip
-        ([*BASE, "--method", "random", "--max-ensemble", "6"], "ensembles take 1 to 5"),
-        ([*BASE, "--method", "irace", "--set", "alpha=2"], "alpha=2 out of range"),
-        ([*BASE, "--method", "hyperband"], "unknown method 'hyperband'; valid choices: exdef"),
-        (["run", "--dataset", "Dexter", "--budget", "5", "--method", "smac"], "fetch-openml 4136"),
-        ([*BASE, "--method", "random", "--openml", "always"], "unknown openml mode 'always'"),
+        "time_budget=15",  # the budget in seconds
+        "time_budget_kind=wall",  # its kind
+        "budget=500",  # the budget in evaluations
+        "limits.enabled=false",  # per-fit limits (on in the base run)
+        "limits.time_s=5",
+        "limits.memory_mb=1024",
+        "space.learners=[knn,j48]",  # the learner list
+        "space.max_ensemble=2",
+        "optimizer.settings.random_probability=0.2",  # a method's setting
+        "seed=1",
     ],
 )
-def test_bad_input_is_one_line_exit_2_and_nothing_written(
-    tmp_path, capsys, empty_openml, argv, message
-):
-    assert main([*argv, "--results-dir", str(tmp_path)]) == 2
-    err = capsys.readouterr().err.strip()
+def test_each_budget_setting_limit_and_learner_list_is_a_new_run(change):
+    base = ["optimizer=aw_smac", *TINY, "time_budget=30", "limits.enabled=true"]
+    before, after = compose_run(base), compose_run([*base, change])
+    assert config_hash(after) != config_hash(before)
+    assert run_filename(after) != run_filename(before)
+
+
+def test_every_other_study_keeps_its_run_identity():
+    """The new top-level key (time_budget_kind) is left out of a run's identity at its neutral
+    value (wall), so no earlier run's config hash or file name changes."""
+    spec = compose_run(["optimizer=rs", "dataset=sklearn-iris"])
+    assert "time_budget_kind" not in spec.identity() and spec.time_budget is None
+    timed = compose_run(["optimizer=hrs", "dataset=sklearn-iris", "time_budget=60"])
+    assert "time_budget_kind" not in timed.identity() and timed.time_budget == 60
+    cpu = compose_run(["optimizer=hrs", "dataset=sklearn-iris", "time_budget=60",
+                       "time_budget_kind=cpu"])  # fmt: skip
+    assert cpu.identity()["time_budget_kind"] == "cpu" and config_hash(cpu) != config_hash(timed)
+
+
+def test_a_cpu_time_budget_counts_cpu_seconds_not_waiting():
+    """``time_budget_kind=cpu`` (any study's runs): the clock counts this process's CPU seconds
+    (and its fit children's), not the time it waits; ``wall`` counts both."""
+    import time
+
+    from hpo.evaluation.evaluator import Clock
+
+    cpu, wall = Clock("cpu"), Clock("wall")
+    time.sleep(0.3)
+    assert wall.spent() >= 0.3 and cpu.spent() < 0.1
+    children = [0.0]
+    charged = Clock("cpu", lambda: children[0])
+    children[0] = 5.0  # a fit child spent 5 CPU seconds
+    assert charged.spent() >= 5.0
+    with pytest.raises(ValueError, match="unknown time budget kind 'gpu'"):
+        Clock("gpu")
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("optimizer=aw_nope", "unknown optimizer 'aw_nope'"),  # an unknown method
+        ("time_budget_kind=gpu", "unknown time_budget_kind 'gpu' (did you mean 'cpu'?); valid"),
+        ("time_budget=-5", "time_budget must be a number of seconds > 0 or null, got -5"),
+        ("space.learners=[knn,m5p]", "unknown learner 'm5p'"),  # not in the space
+        ("space.max_ensemble=6", "max_ensemble must be in 1..5"),
+        ("dataset=sklearn-diabetes", "a regression dataset"),  # a classification space
+        ("optimizer.settings.alpha=2", "unknown setting(s) alpha for optimizer 'cash_smac'"),
+        ("optimizer.settings.instances=folds", "unknown instances 'folds'"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, override, message):
+    done = run_py("optimizer=aw_smac", *TINY, override, f"results_dir={tmp_path}/runs")
+    err = done.stderr.strip()
+    assert done.returncode == 2, err
     assert err.startswith("error: ") and message in err and "\n" not in err
-    assert not any(tmp_path.iterdir())
+    assert not (tmp_path / "runs").exists()
 
 
-@pytest.fixture
-def empty_openml(tmp_path_factory, monkeypatch):
-    """An empty OpenML folder (no seed set is cached)."""
-    folder = tmp_path_factory.mktemp("openml")
-    monkeypatch.setenv("HPO_OPENML_DIR", str(folder))
-    return folder
-
-
-def test_seed_sets_on_openml_run_once_cached_or_fetched_and_name_the_command(empty_openml):
-    with pytest.raises(ValueError, match=r"fetch-openml 4136` .* or pass --openml fetch"):
-        resolve_dataset("Dexter")
-    assert resolve_dataset("Dexter", "fetch") == "openml:4136"  # downloaded on loading
-    np.savez_compressed(empty_openml / "openml-4136.npz", X=np.zeros((4, 2)), y=np.arange(4))
-    assert resolve_dataset("Dexter") == "openml:4136"  # cached: runs without network
-    assert resolve_dataset("Abalone") == "abalone"  # the labelled 3-class substitute
-    assert resolve_dataset("Abalone", "fetch") == "openml:183"  # the seed's 28 classes
-    assert resolve_dataset("Abalone", "fetch", "regression") == "openml:42726"
-    with pytest.raises(ValueError, match="no OpenML id found"):
-        resolve_dataset("Slice", "fetch")
-    with pytest.raises(ValueError, match="unknown openml mode 'always'"):
-        resolve_dataset("Dexter", "always")
-
-
-def test_seed_openml_ids_are_read_with_the_task_of_their_table():
-    from experiments.autoweka import seed_datasets
-    from hpo.datasets import dataset_task
-
-    for task in ("classification", "regression"):
-        ids = [e["openml"] for e in seed_datasets()[task].values() if e.get("openml")]
-        assert ids and all(dataset_task(f"openml:{i}") == task for i in ids)
-
-
-def test_the_paper_profile_lists_what_cannot_run_and_why(empty_openml):
-    from experiments.autoweka import profile_datasets
-
-    paper = load_profile("paper")
-    runnable, not_run = profile_datasets(paper, "fetch")
-    assert set(not_run) == {
-        "MNIST Basic (classification)", "Rot. MNIST + BI (classification)",
-        "Parkinson's Motor (regression)", "Parkinson's Total (regression)",
-        "Relation Network (regression)", "Slice (regression)",
-    }  # fmt: skip
-    assert "openml:4136" in runnable and "openml:42726" in runnable
-    cached_only, offline_not_run = profile_datasets(paper)
-    assert "openml:4136" not in cached_only
-    assert "fetch-openml 4136" in offline_not_run["Dexter (classification)"]
-    assert len(cached_only) + len(offline_not_run) == len(runnable) + len(not_run)
-
-
-def test_seed_dataset_names_map_to_ours_and_profiles_plan(uci_dir):
-    assert resolve_dataset("KR-vs-KP") == "chess-krvkp"
-    assert resolve_dataset("sklearn-wine") == "sklearn-wine"
-    runs = plan(load_profile("smoke"))
-    assert {r.dataset for r in runs} == {"car", "yeast", "sklearn-diabetes"}
-    assert len(runs) == 3 * 7 * 2
+def test_the_old_command_names_the_new_one_and_exits_2():
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.autoweka", "run", "--method", "smac"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    err = done.stderr.strip()
+    assert "\n" not in err and "python run.py optimizer=aw_smac" in err
 
 
 # --- the report -------------------------------------------------------------------------------
@@ -193,100 +198,89 @@ def test_the_seed_tables_are_the_spec_s_numbers():
 
 
 def test_ex_def_records_the_oracle_test_error_of_every_learner(tmp_path):
-    from analysis.autoweka.report import oracle_table
-    from experiments.autoweka import AutowekaRun, execute
+    from analysis.autoweka.report import load_summaries, oracle_table
+    from experiments.results import write_run
+    from experiments.runner import run
 
-    run = AutowekaRun(
-        method="exdef",
-        dataset="sklearn-iris",
-        budget=1000,
-        budget_kind="evaluations",
-        learners=("knn", "j48", "zero_r"),
-    )
-    outcome = execute(run)
-    points = outcome["summary"]["oracle_points"]
+    spec = compose_run(
+        ["optimizer=aw_exdef", "dataset=sklearn-iris", "budget=1000", "time_budget=null",
+         "space.learners=[knn,j48,zero_r]"]
+    )  # fmt: skip
+    write_run(run(spec), tmp_path / run_filename(spec), spec, 1.0)
+    summaries, _ = load_summaries(tmp_path)
+    points = summaries.oracle_points.iloc[0]
     oracle = {p["learner"]: p["test_error"] for p in points}
     assert set(oracle) == {"knn", "j48", "zero_r"} and len(points) == 3
     assert oracle["zero_r"] > max(oracle["knn"], oracle["j48"])  # the majority class is worst
-    table = oracle_table(pd.DataFrame([outcome["summary"]]), {}, ["sklearn-iris"])
+    table = oracle_table(summaries, {}, ["sklearn-iris"])
     assert table.loc[0, "ExDef Worst ours"] == oracle["zero_r"]
     assert table.loc[0, "ExDef Gap ours"] == oracle["zero_r"] - min(oracle.values())
 
 
-def test_the_report_has_the_grid_oracle_the_limited_grid_and_the_sets_not_run(
-    tmp_path, empty_openml
+def test_the_ci_profile_runs_through_the_sweep_resumes_and_the_report_engine_writes_it(
+    tmp_path, capsys
 ):
-    """End to end on two small sets, one of them a seed set read from the OpenML folder (iris's
-    rows planted as 'Dexter', so the seed's numbers are set beside it): Ex-Def, the grid (two
-    seeds) and random search, then the report."""
-    from sklearn.datasets import load_iris
+    """conf/experiment/autoweka.yaml's ci profile: random search and SMAC on iris, then I/F-Race
+    with its budget calibrated from random search's finished run (a part that runs after
+    another); run again, nothing runs; a run lost to a killed worker (its marker left by a
+    dead process, no results file) runs again, alone; ``python -m analysis`` writes the report."""
+    import json as json_
 
-    from analysis.autoweka.report import grid_points, load_summaries, write_report
-    from experiments.autoweka import seed_datasets
+    from analysis.report import write_report
+    from experiments.sweep import _main, plan
 
-    iris = load_iris()
-    np.savez_compressed(empty_openml / "openml-4136.npz", X=iris.data, y=iris.target)
-    runs = tmp_path / "runs"
-    for dataset in ("sklearn-wine", "Dexter"):
-        for method, seeds in (("exdef", [0]), ("grid", [0, 1]), ("random", [0, 1])):
-            for seed in seeds:
-                assert main(
-                    [
-                        "run", "--method", method, "--dataset", dataset, "--budget", "60",
-                        "--budget-kind", "evaluations", "--seed", str(seed),
-                        "--learners", "knn,j48,zero_r", "--results-dir", str(runs),
-                    ]
-                ) == 0  # fmt: skip
-    summaries = load_summaries(runs)
-    assert set(summaries.dataset) == {"sklearn-wine", "openml:4136"}
-    profile = {"name": "test", "budget": 60, "budget_kind": "evaluations"}
-    report = write_report(
-        runs, tmp_path / "report", seed_datasets(), profile, 1, 50, {"Slice (regression)": "no id"}
-    )
-    text = report.read_text()
-    assert "## Datasets of the profile not run" in text and "**Slice (regression)**: no id" in text
-    random = summaries[summaries.method == "random"]
-    per_evaluation = 1e3 * random.optimizer_seconds.sum() / random.evaluations.sum()
-    overhead = text.split("## Optimiser time")[1]
-    assert "optimizer ms / evaluation" in overhead and "wall ms / evaluation" in overhead
-    header = next(line for line in overhead.splitlines() if line.startswith("| method |"))
-    row = next(line for line in overhead.splitlines() if line.startswith("| random |"))
-    cells = dict(zip(header.split("|"), row.split("|"), strict=True))
-    assert float(cells[" optimizer ms / evaluation "]) == pytest.approx(per_evaluation, rel=5e-3)
-    setup = summaries[summaries.method == "random"].setup_seconds.sum()
-    assert float(cells[" setup_seconds "]) == pytest.approx(setup, rel=5e-3) and setup > 0
-    oracle = pd.read_csv(tmp_path / "report" / "table_4_2.tsv", sep="\t").set_index("dataset")
-    points = grid_points(summaries, "openml:4136")
-    assert len(points) == oracle.loc["openml:4136", "Grid models"] >= 6  # two runs' union
-    assert oracle.loc["openml:4136", "Grid Best ours"] == points.test_error.min()
-    assert oracle.loc["openml:4136", "Grid Gap seed"] == 59.44  # the seed's Dexter
-    assert oracle.loc["openml:4136", "ExDef models"] == 3
-    cv = pd.read_csv(tmp_path / "report" / "table_4_3.tsv", sep="\t").set_index("dataset")
-    limited = cv.loc["openml:4136", "limited_grid ours"]
-    assert points.cv_error.min() <= limited <= points.cv_error.max()
-    assert cv.loc["openml:4136", "limited_grid seed"] == 6.61  # the seed's Dexter
-    wins = pd.read_csv(tmp_path / "report" / "wins_classification_cv.tsv", sep="\t", index_col=0)
-    assert "best_limited_baseline" in wins.index
+    root = ["--results-root", str(tmp_path), "--jobs", "1"]
+    waiting = plan("autoweka", "ci", tmp_path)
+    assert [r.part for r in waiting if r.waiting] == ["irace_classification"]
+    assert _main(["cost", "autoweka", "--profile", "ci", "--results-root", str(tmp_path)]) == 0
+    assert "1 runs of parts that run after others (irace_classification)" in capsys.readouterr().out
+    assert _main(["run", "autoweka", "--profile", "ci", *root]) == 0
+    runs = plan("autoweka", "ci", tmp_path)
+    assert len(runs) == 3 and all(r.path.exists() and not r.waiting for r in runs)
+    irace = next(r for r in runs if r.part == "irace_classification")
+    random = pd.read_parquet(next(r.path for r in runs if r.spec.run_method == "aw_random"))
+    per_evaluation = random.wall_seconds.iloc[0] / random.evaluations.iloc[0]
+    assert irace.spec.optimizer_settings["max_evaluations"] == int(3 / per_evaluation)
+    assert pd.read_parquet(irace.path).max_evaluations.iloc[0] == int(3 / per_evaluation)
+    capsys.readouterr()
+    assert _main(["run", "autoweka", "--profile", "ci", *root]) == 0
+    assert "'done': 0" in capsys.readouterr().out  # resumed: nothing to do
+    lost = next(r for r in runs if r.spec.run_method == "aw_smac")
+    lost.path.unlink()
+    lost.marker_path.write_text(json_.dumps({"host": __import__("socket").gethostname(),
+                                             "pid": 2**22 + 12345}))  # fmt: skip
+    assert _main(["run", "autoweka", "--profile", "ci", *root]) == 0
+    out = capsys.readouterr().out
+    assert "'done': 1" in out and lost.path.exists() and not lost.marker_path.exists()
+    report = write_report(tmp_path / "autoweka" / "ci").read_text()
+    assert "plug-in `autoweka`" in report
+    assert "## Table 4.3: training (10-fold CV) performance, classification" in report
+    assert "## Table 4.5: overfitting diagnostic" in report and "irace" in report
 
 
 def test_i_f_race_budget_is_the_time_budget_over_random_search_s_mean_evaluation_time(tmp_path):
-    from experiments.autoweka import AutowekaRun, irace_budget
+    from types import SimpleNamespace
 
-    run = AutowekaRun(method="irace", dataset="car", budget=60, budget_kind="cpu")
-    assert irace_budget(run, tmp_path)[0] == {}  # no random run yet: I/F-Race's default
-    folder = tmp_path / "car"
-    folder.mkdir()
+    from experiments.autoweka import irace_budget, irace_calibrated
+
+    paths = []
     for seed, (cpu, wall, n) in enumerate([(50.0, 70.0, 100), (70.0, 90.0, 140)]):
-        summary = {"budget_kind": "cpu", "cpu_seconds": cpu, "wall_seconds": wall, "evaluations": n}
-        (folder / f"random__seed{seed}__rep0.json").write_text(json.dumps(summary))
-    settings, source = irace_budget(run, tmp_path)
-    assert settings == {"max_evaluations": 120}  # 60 s / (120 CPU s / 240 evaluations)
+        path = tmp_path / f"random{seed}.parquet"
+        frame = {"cpu_seconds": [cpu], "wall_seconds": [wall], "evaluations": [n]}
+        pd.DataFrame(frame).to_parquet(path)
+        paths.append(path)
+    evaluations, source = irace_budget(60, "cpu", paths)
+    assert evaluations == 120  # 60 s / (120 CPU s / 240 evaluations)
     assert "random search's mean evaluation time (0.5 s, 2 runs)" in source
-    wall = AutowekaRun(method="irace", dataset="car", budget=60, budget_kind="wall")
-    assert irace_budget(wall, tmp_path)[0] == {}  # random's runs had a CPU budget
-    fixed = AutowekaRun(method="irace", dataset="car", budget=60, settings={"max_evaluations": 7})
-    assert irace_budget(fixed, tmp_path) == ({}, "max_evaluations set")
-    assert irace_budget(AutowekaRun(method="smac", dataset="car", budget=60), tmp_path) == ({}, "")
+    assert irace_budget(60, "wall", paths)[0] == 90  # 60 s / (160 s / 240)
+    spec = compose_run(["optimizer=aw_irace", *TINY, "time_budget=60"])
+    random = compose_run(["optimizer=aw_random", *TINY, "time_budget=60"])
+    finished = [SimpleNamespace(spec=random, path=p) for p in paths]
+    assert irace_calibrated(spec, finished).optimizer_settings["max_evaluations"] == 120
+    wall = compose_run(["optimizer=aw_irace", *TINY, "time_budget=60", "time_budget_kind=wall"])
+    assert irace_calibrated(wall, finished) == wall  # random's runs had a CPU budget
+    fixed = compose_run(["optimizer=aw_irace", *TINY, "optimizer.settings.max_evaluations=7"])
+    assert irace_calibrated(fixed, finished) == fixed
 
 
 def test_a_regression_fit_predicting_nan_is_a_failed_fold_and_smac_goes_on(monkeypatch):
@@ -295,22 +289,21 @@ def test_a_regression_fit_predicting_nan_is_a_failed_fold_and_smac_goes_on(monke
     a failing fold, and SMAC, told that loss, keeps running (it was told NaN and crashed)."""
     import dataclasses
 
-    from experiments.autoweka import PROTOCOL, load_methods
+    from experiments.instance_loop import run_cash
     from experiments.spaces import load_cash_library
-    from hpo.cash.budget import TimeBudget
-    from hpo.cash.methods import make_method
-    from hpo.cash.objective import NOT_FINITE, InstanceObjective, make_instances
-    from hpo.cash.run import run_cash
-    from hpo.cash_space import build_cash_space
-    from hpo.datasets import load_dataset
-    from hpo.evaluation import Evaluator
-    from hpo.isolation import EvaluationLimits
+    from hpo.cash.space import build_cash_space
+    from hpo.data.catalog import load_dataset
+    from hpo.evaluation.evaluator import Evaluator
+    from hpo.evaluation.instances import NOT_FINITE, InstanceObjective, make_instances
+    from hpo.evaluation.isolation import EvaluationLimits
     from hpo.learners import FitGuard
+    from hpo.optimizers import make_optimizer
 
+    protocol = compose_run(["optimizer=aw_smac", "dataset=sklearn-iris"]).protocol
     data = load_dataset("sklearn-diabetes")
     limits = EvaluationLimits(time_s=60)  # max_failed_folds 3; no fit reaches the child here
     evaluator = Evaluator(
-        data, PROTOCOL, lambda _: "autoweka_regression", FitGuard(), 0, 0, limits=limits
+        data, protocol, lambda _: "autoweka_regression", FitGuard(), 0, 0, limits=limits
     )
     fit_rows = evaluator.fit_rows
 
@@ -332,8 +325,9 @@ def test_a_regression_fit_predicting_nan_is_a_failed_fold_and_smac_goes_on(monke
         cash = build_cash_space(
             load_cash_library(), "regression", include=["knn", "linear_regression"]
         )
-        smac = make_method(load_methods()["smac_10batch"], cash, 10, np.random.default_rng(0))
-        run = run_cash(smac, objective, TimeBudget(200, "evaluations"), diagnostic=False)
+        smac = make_optimizer("cash_smac_batch", cash.space, 200, np.random.default_rng(0))
+        smac.start(cash, 10)
+        run = run_cash(smac, objective, 200, diagnostic=False)
         assert len(run.trace) == 200 and {r["learner"] for r in run.trace} == {
             "knn", "linear_regression",
         }  # fmt: skip

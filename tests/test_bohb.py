@@ -17,7 +17,7 @@ import pytest
 
 from experiments.runner import RunSpec, run
 from experiments.spaces import load_space, space_config
-from hpo.datasets import load_dataset
+from hpo.data.catalog import load_dataset
 from hpo.optimizers import make_optimizer, setting_names
 from hpo.optimizers.hyperband import brackets
 
@@ -172,7 +172,7 @@ def test_bohb_proposals_do_not_depend_on_pythons_hash_seed() -> None:
 
 
 def test_the_surrogates_svm_part_runs_bohb_on_hyperbands_plan_in_every_profile() -> None:
-    """Issue 27 item 7: bohb beside rs, gp and hyperband on the RBF-SVM, with hyperband's
+    """Beyond the study: bohb beside rs, gp and hyperband on the RBF-SVM, with hyperband's
     settings (training share, R, eta), and drawn in the report's SVM figure."""
     import yaml
 

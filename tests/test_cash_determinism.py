@@ -1,29 +1,61 @@
-"""Seed 004's runs are bit-identical for the same seed when the budget is counted in evaluations
-(a budget in seconds depends on the machine's speed and load, docs/seed004.md)."""
+"""Seed 004's runs through the one pipeline (``run.py``: Hydra, ``RunSpec``, the runner) propose
+bit for bit what they proposed before the methods were configs: for every method of
+``conf/optimizer/aw_*.yaml``, a 20-evaluation run on iris gives the trace (configuration,
+instance, loss), trajectory, CV and test error of ``tests/data/cash_reference.json``, recorded
+with the seed's first command line (``experiments.autoweka run --budget 20 --budget-kind
+evaluations --learners knn,j48,bagging,vote --max-ensemble 2``). A budget in evaluations makes a
+run bit-identical for the same seed; one in seconds depends on the machine (docs/autoweka.md)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
-from experiments.autoweka import AutowekaRun, execute
+from analysis.autoweka.report import in_table_units, seed_method
+from experiments.compose import compose_run
+from experiments.config import group_choices
+from experiments.runner import run
+
+REFERENCE = json.loads((Path(__file__).parent / "data" / "cash_reference.json").read_text())
+METHODS = [name for name in group_choices("optimizer") if name.startswith("aw_")]
+TINY = [
+    "dataset=sklearn-iris",
+    "budget=20",
+    "time_budget=null",
+    "space.learners=[knn,j48,bagging,vote]",
+    "space.max_ensemble=2",
+]
 
 
-@pytest.mark.parametrize("method", ["smac", "tpe", "irace"])
-def test_a_budget_in_evaluations_gives_bit_identical_runs(method):
-    run = AutowekaRun(
-        method=method,
-        dataset="sklearn-iris",
-        budget=20,
-        budget_kind="evaluations",
-        learners=("knn", "j48", "bagging", "vote"),
-        max_ensemble=2,
-    )
-    first, second = execute(run), execute(run)
-    evaluations = len(first["result"].trace)
-    # I/F-Race's budget is the 20 evaluations (seed B1.6); its last race may end before it
-    assert evaluations == 20 or (method == "irace" and 0 < evaluations <= 20)
-    if method == "irace":
-        assert first["summary"]["max_evaluations"] == 20
-    for key in ("incumbent", "cv_error", "test_error", "learner", "base", "fs_search"):
-        assert first["summary"][key] == second["summary"][key]
-    assert [r["loss"] for r in first["result"].trace] == [r["loss"] for r in second["result"].trace]
+def test_every_seed_method_has_a_config():
+    assert sorted(seed_method(m) for m in METHODS) == sorted(REFERENCE)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_each_method_runs_by_name_and_proposes_what_it_proposed(method):
+    spec = compose_run([f"optimizer={method}", *TINY])
+    result = run(spec)
+    reference = REFERENCE[seed_method(method)]
+    trace = result.trace
+    got = [
+        [c, int(i), float(loss)]
+        for c, i, loss in zip(trace["config"], trace["instance"], trace["valid_loss"], strict=True)
+    ]
+    assert got == reference["trace"]
+    outcomes = result.outcomes
+    final = outcomes[outcomes["rule"] == "final"].iloc[0]
+    assert in_table_units(final["incumbent_valid_loss"], "classification") == reference["cv_error"]
+    assert in_table_units(final["test_error"], "classification") == reference["test_error"]
+    assert final["config"] == reference["incumbent"]
+    trajectory = outcomes[outcomes["rule"] == "trajectory"]
+    assert [
+        [c, e, d]
+        for c, e, d in zip(
+            trajectory["config"],
+            trajectory["incumbent_valid_loss"],
+            trajectory["incumbent_selection_loss"],
+            strict=True,
+        )
+    ] == reference["trajectory"]

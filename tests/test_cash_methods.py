@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from experiments.autoweka import load_methods
+from experiments.autoweka import make_method
+from experiments.config import CONF_DIR
 from experiments.spaces import load_cash_library
-from hpo.cash.base import CashOptimizer, Request
-from hpo.cash.baselines import (
+from hpo.cash.space import CashSpace, build_cash_space
+from hpo.optimizers import Proposal
+from hpo.optimizers.cash_baselines import (
     ExDef,
     GridSearch,
     RandomSearch,
@@ -20,9 +22,8 @@ from hpo.cash.baselines import (
     learner_grid,
     limited_grid,
 )
-from hpo.cash.irace import IteratedFRace, friedman_step
-from hpo.cash.methods import MethodSpec, make_method
-from hpo.cash_space import build_cash_space
+from hpo.optimizers.instances import CashOptimizer
+from hpo.optimizers.irace import IteratedFRace, friedman_step
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +52,19 @@ def synthetic_loss(config, instance):
     return base + 0.01 * instance
 
 
-def drive(optimizer: CashOptimizer, steps: int) -> list[tuple[Request, float]]:
+def family(name: str, cash: CashSpace, n_instances: int, rng: np.random.Generator, **settings):
+    """A seed-004 family's class built and started on ``cash``."""
+    optimizer = name(cash.space, 1000, rng, **settings)
+    optimizer.start(cash, n_instances)
+    return optimizer
+
+
+def drive(optimizer: CashOptimizer, steps: int) -> list[tuple[Proposal, float]]:
     told = []
     for _ in range(steps):
-        request = optimizer.ask()
-        if request is None:
+        try:
+            request = optimizer.ask()
+        except StopIteration:
             break
         loss = synthetic_loss(request.config, request.instance)
         optimizer.tell(request, loss)
@@ -104,7 +113,7 @@ def test_friedman_step_keeps_everyone_on_ties_and_uses_wilcoxon_for_two():
 
 
 def test_iterated_f_race_finds_the_best_learner_within_its_evaluations(cash):
-    race = IteratedFRace(cash, 10, np.random.default_rng(0), max_evaluations=600)
+    race = family(IteratedFRace, cash, 10, np.random.default_rng(0), max_evaluations=600)
     told = drive(race, 10_000)
     assert len(told) <= 600 and race.used == len(told)
     assert race.incumbent()["learner"] in GOOD
@@ -127,7 +136,7 @@ def test_iterated_f_race_finds_the_best_learner_within_its_evaluations(cash):
 )
 def test_iterated_f_race_refuses_settings_out_of_range(cash, settings, message):
     with pytest.raises(ValueError, match=message):
-        IteratedFRace(cash, 10, np.random.default_rng(0), **settings)
+        family(IteratedFRace, cash, 10, np.random.default_rng(0), **settings)
 
 
 # --- baselines ------------------------------------------------------------------------------
@@ -141,20 +150,22 @@ def test_grid_has_three_values_per_numeric_and_every_categorical_value(cash):
     assert len(forest) == 3 * (1 + 3) * (1 + 3)  # I x (K off | 3 K) x (depth off | 3 depths)
     for config in forest:  # only active parameters
         assert ("base.random_forest.K" in config) == (config["base.random_forest.K_HIDDEN"] == "1")
-    grid = GridSearch(cash, 10, np.random.default_rng(0))
+    grid = family(GridSearch, cash, 10, np.random.default_rng(0))
     learners = {c["learner"] for c in [r.config for r, _ in drive(grid, 10 * grid.size)]}
-    assert learners == set(cash.base) and grid.ask() is None  # finished
+    assert learners == set(cash.base)
+    with pytest.raises(StopIteration):  # finished
+        grid.ask()
 
 
 def test_ex_def_scores_every_learner_at_its_defaults_then_stops(cash):
-    exdef = ExDef(cash, 3, np.random.default_rng(0))
+    exdef = family(ExDef, cash, 3, np.random.default_rng(0))
     told = drive(exdef, 10_000)
     assert len(told) == 3 * len(cash.learners)
     assert exdef.incumbent() == cash.default_config("knn")
 
 
 def test_random_search_draws_learners_uniformly(cash):
-    search = RandomSearch(cash, 1, np.random.default_rng(0))
+    search = family(RandomSearch, cash, 1, np.random.default_rng(0))
     learners = [r.config["learner"] for r, _ in drive(search, 2300)]
     counts = np.array([learners.count(name) for name in cash.learners])
     assert stats.chisquare(counts).pvalue > 0.001
@@ -178,8 +189,7 @@ def test_limited_grid_draws_points_until_the_budget_is_spent():
 
 
 def test_smac_races_challengers_fold_by_fold(small):
-    spec = load_methods()["smac"]
-    smac = make_method(spec, small, 10, np.random.default_rng(0), initial_configs=4)
+    smac = make_method("smac", small, 10, np.random.default_rng(0), initial_configs=4)
     told = drive(smac, 50)
     folds: dict[str, set[int]] = {}
     for request, _ in told:
@@ -191,7 +201,7 @@ def test_smac_races_challengers_fold_by_fold(small):
 
 @pytest.mark.parametrize("method", ["smac_10batch", "tpe"])
 def test_full_cv_methods_score_every_fold_and_propose_valid_configurations(small, method):
-    optimizer = make_method(load_methods()[method], small, 3, np.random.default_rng(0))
+    optimizer = make_method(method, small, 3, np.random.default_rng(0))
     told = drive(optimizer, 3 * 25)
     for i, (request, _) in enumerate(told):
         assert request.instance == i % 3
@@ -202,27 +212,25 @@ def test_full_cv_methods_score_every_fold_and_propose_valid_configurations(small
 
 def test_tpe_is_deterministic_given_its_seed(small):
     runs = [
-        [
-            r.config
-            for r, _ in drive(
-                make_method(load_methods()["tpe"], small, 1, np.random.default_rng(3)), 25
-            )
-        ]
+        [r.config for r, _ in drive(make_method("tpe", small, 1, np.random.default_rng(3)), 25)]
         for _ in range(2)
     ]
     assert runs[0] == runs[1]
 
 
 def test_every_named_method_builds_and_unknown_settings_are_refused(small):
-    for spec in load_methods().values():
-        make_method(spec, small, 10, np.random.default_rng(0))
-    with pytest.raises(ValueError, match="unknown setting 'gama' for method 'tpe'; valid: gamma"):
-        make_method(load_methods()["tpe"], small, 10, np.random.default_rng(0), gama=0.1)
-    with pytest.raises(ValueError, match="unknown family 'hyperband'"):
-        MethodSpec("x", "hyperband")
+    methods = [p.stem[3:] for p in sorted((CONF_DIR / "optimizer").glob("aw_*.yaml"))]
+    assert len(methods) == 11
+    for method in methods:
+        make_method(method, small, 10, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="unknown setting.s. gama for optimizer 'cash_tpe'"):
+        make_method("tpe", small, 10, np.random.default_rng(0), gama=0.1)
+    with pytest.raises(ValueError, match="unknown instances 'folds'; valid choices: cv"):
+        make_method("smac", small, 10, np.random.default_rng(0), instances="folds")
 
 
-# --- ConfigSpace's shortcuts (hpo.optimizers.configspace_shortcuts) -----------------------------
+# --- ConfigSpace's shortcuts (hpo.optimizers.backends.configspace_shortcuts)
+# -----------------------------
 
 
 def _pairs_of_configurations(small):
@@ -255,7 +263,7 @@ def test_configspace_shortcuts_agree_with_configspace_on_every_pair(small):
     configurations hash equal inside; ConfigSpace's own are back after."""
     from ConfigSpace import Configuration
 
-    from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
+    from hpo.optimizers.backends.configspace_shortcuts import configspace_shortcuts
 
     pairs = _pairs_of_configurations(small)
     own = [a == b for a, b in pairs]
@@ -279,7 +287,7 @@ def test_configspace_shortcuts_agree_with_configspace_on_every_pair(small):
 
 
 def test_a_remembered_hash_follows_the_configuration_when_it_changes(small):
-    from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
+    from hpo.optimizers.backends.configspace_shortcuts import configspace_shortcuts
     from hpo.optimizers.smac import to_configspace
 
     space = to_configspace(small.space, seed=0)
@@ -297,7 +305,7 @@ def test_wave_neighbours_are_configspace_s_on_the_full_cash_space(task):
     value: the wave-wise ``change_hp_value`` gives ConfigSpace's vector, NaNs included."""
     from ConfigSpace import CategoricalHyperparameter, util
 
-    from hpo.optimizers.configspace_shortcuts import _change_hp_value
+    from hpo.optimizers.backends.configspace_shortcuts import _change_hp_value
     from hpo.optimizers.smac import to_configspace
 
     cash = build_cash_space(load_cash_library(), task, nonnegative_inputs=True)
@@ -328,7 +336,7 @@ def test_one_pass_deactivation_is_configspace_s_on_sobol_designs(task):
     from scipy.stats.qmc import Sobol
     from smac.utils import configspace as smacs_configspace
 
-    from hpo.optimizers.configspace_shortcuts import configspace_shortcuts
+    from hpo.optimizers.backends.configspace_shortcuts import configspace_shortcuts
     from hpo.optimizers.smac import to_configspace
 
     cash = build_cash_space(load_cash_library(), task, nonnegative_inputs=True)
@@ -353,12 +361,12 @@ def test_smac_proposals_are_unchanged_by_the_shortcuts_and_the_batched_best(
 ):
     import contextlib
 
-    import hpo.cash.smac_instances as smac_instances
+    import hpo.optimizers.smac_instances as smac_instances
 
     cash_space = request.getfixturevalue(space)
 
     def proposals():
-        optimizer = make_method(load_methods()["smac"], cash_space, 10, np.random.default_rng(5))
+        optimizer = make_method("smac", cash_space, 10, np.random.default_rng(5))
         return [(r.config, r.instance) for r, _ in drive(optimizer, n)]
 
     fast = proposals()
@@ -375,7 +383,7 @@ def test_the_forest_s_one_pass_imputation_is_smac_s(cash):
 
     from hpo.optimizers.smac import to_configspace
 
-    optimizer = make_method(load_methods()["smac"], cash, 10, np.random.default_rng(0))
+    optimizer = make_method("smac", cash, 10, np.random.default_rng(0))
     model = optimizer.facade._model
     X = np.array([c.get_array() for c in to_configspace(cash.space, 0).sample_configuration(64)])
     X[::7, 3] = np.inf
@@ -390,7 +398,7 @@ def test_smac_s_forest_predicts_a_batch_row_by_row(small):
     the means of one prediction per row, bit for bit."""
     from hpo.optimizers.smac import to_configspace
 
-    optimizer = make_method(load_methods()["smac"], small, 10, np.random.default_rng(2))
+    optimizer = make_method("smac", small, 10, np.random.default_rng(2))
     drive(optimizer, 60)
     model = optimizer.facade._model
     configs = to_configspace(small.space, seed=0).sample_configuration(50)

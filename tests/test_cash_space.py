@@ -11,7 +11,7 @@ import pytest
 from sklearn.datasets import load_diabetes, load_wine
 
 from experiments.spaces import load_cash_library
-from hpo.cash_space import ComponentLibrary, build_cash_space, space_size_log10
+from hpo.cash.space import ComponentLibrary, build_cash_space, space_size_log10
 from hpo.learners import FitGuard, fit_and_predict
 from hpo.learners.autoweka import (
     OneR,
@@ -20,7 +20,7 @@ from hpo.learners.autoweka import (
     _merit,
     build_estimator,
 )
-from hpo.space import SpaceError
+from hpo.space.search_space import SpaceError
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ module as a script::
 
     python -m tests.test_chapter3_regression --record
 
-What is compared, and how (issue 25: the guard must hold on any machine and still catch drift):
+What is compared, and how (the guard must hold on any machine and still catch drift):
 
 * **Discrete values exactly**: iterations, batches (CMA-ES generations), incumbent iterations and
   method labels. These are decisions; a decision that differs is drift on any machine.
@@ -24,7 +24,8 @@ What is compared, and how (issue 25: the guard must hold on any machine and stil
   an AMD EPYC of another generation moved them by about 1e-14. 1e-3 admits all of these.
 
 A real change still fails: doubling the GP's 1e-6 jitter fails 8 of the 12 GP cases, a prior's
-scale changed by 10 % (the horseshoe's 0.1 -> 0.11) fails 10 of them (issue 25's closing note).
+scale changed by 10 % (the horseshoe's 0.1 -> 0.11) fails 10 of them (measured
+when the tolerances were set).
 Grid, random search and CMA-ES would fail at the last bit.
 
 Near-ties (:data:`NEAR_TIES`, not cases): three GP runs take another branch under another kernel

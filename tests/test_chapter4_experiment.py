@@ -25,7 +25,7 @@ from experiments.results import read_predictions
 from experiments.runner import PREDICTION_KINDS
 from experiments.single import run_and_save
 from experiments.sweep import plan
-from hpo.datasets import load_dataset
+from hpo.data.catalog import load_dataset
 from hpo.ensembles import forward_greedy, majority_vote
 
 REPO = Path(__file__).resolve().parents[1]

@@ -16,15 +16,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import hpo.evaluation
+import hpo.evaluation.evaluator
 from experiments.compose import compose_run
 from experiments.config import UsageError
 from experiments.results import config_hash
 from experiments.sweep import dataset_notes, plan, record_dataset_notes
-from hpo.datasets import OPENML_SUBSTITUTES, Dataset, load_openml, plan_datasets
-from hpo.evaluation import Evaluator, standardize_features
+from hpo.data.catalog import OPENML_SUBSTITUTES, Dataset, load_openml, plan_datasets
+from hpo.evaluation.evaluator import Evaluator, standardize_features
+from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard
-from hpo.protocol import ProtocolSettings
 
 REPO = Path(__file__).resolve().parents[1]
 CHAPTER5 = ProtocolSettings(validation="cv", test_frac=0.2, train_cap=None, standardize=True)
@@ -59,8 +59,8 @@ def test_every_fit_of_a_standardised_protocol_sees_its_own_training_statistics(
         calls.append((X_train, [X for X, _ in evaluations]))
         return real(learner, config, guard, X_train, y_train, evaluations, seed, train_gram, **kw)
 
-    real = hpo.evaluation.fit_and_predict
-    monkeypatch.setattr(hpo.evaluation, "fit_and_predict", capture)
+    real = hpo.evaluation.evaluator.fit_and_predict
+    monkeypatch.setattr(hpo.evaluation.evaluator, "fit_and_predict", capture)
     data = _dataset()
     evaluator = Evaluator(data, CHAPTER5, lambda c: "knn", FitGuard(), seed=0, repetition=0)
     config = {"n_neighbors": 3}
@@ -81,13 +81,13 @@ def test_every_fit_of_a_standardised_protocol_sees_its_own_training_statistics(
 
 def test_without_standardize_fits_see_the_raw_features(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = []
-    real = hpo.evaluation.fit_and_predict
+    real = hpo.evaluation.evaluator.fit_and_predict
 
     def capture(learner, config, guard, X_train, *rest, **kw):
         seen.append(X_train)
         return real(learner, config, guard, X_train, *rest, **kw)
 
-    monkeypatch.setattr(hpo.evaluation, "fit_and_predict", capture)
+    monkeypatch.setattr(hpo.evaluation.evaluator, "fit_and_predict", capture)
     data = _dataset()
     protocol = ProtocolSettings(validation="cv", train_cap=None)
     evaluator = Evaluator(data, protocol, lambda c: "knn", FitGuard(), seed=0, repetition=0)
@@ -100,7 +100,7 @@ def test_chapter3_run_identity_is_unchanged_by_the_standardize_setting() -> None
     out of the hash, so existing results keep their file names."""
     spec = compose_run(["optimizer=gp", "dataset=iris"])
     assert "standardize" not in spec.identity()["protocol"]
-    # As before the setting existed, but for fit_guard.retrain_on_limit (issue 26), which changed
+    # As before the setting existed, but for fit_guard.retrain_on_limit, which changed
     # every run's identity on purpose: the retraining's rule changed (15bc7a8c7e1ddd20 before).
     assert config_hash(spec) == "575ac9b707b1cd12"
     on = compose_run(["optimizer=gp", "dataset=iris", "protocol.standardize=true"])

@@ -19,7 +19,7 @@ import pytest
 from experiments.spaces import load_space
 from hpo.optimizers import FAMILIES, Optimizer, make_optimizer, setting_names
 from hpo.optimizers.cmaes import CMAESOptimizer, auto_popsize
-from hpo.space import Categorical, Condition, Integer, Real, Space
+from hpo.space.search_space import Categorical, Condition, Integer, Real, Space
 
 # A small conditional space: a three-way choice, a nested condition (gamma under kernel under
 # model), a condition on several values (share) and an unconditional parameter (lr).
@@ -199,7 +199,7 @@ def test_cma_auto_proposals_decode_to_valid_configurations(space: Space) -> None
 SMAC_TRACE = """
 import json, numpy as np
 from hpo.optimizers import make_optimizer
-from hpo.space import space_from_config
+from hpo.space.search_space import space_from_config
 from experiments.spaces import space_config
 space = space_from_config(space_config("sklearn_cash"))
 optimizer = make_optimizer("smac", space, 24, np.random.default_rng(5))

@@ -17,11 +17,18 @@ import pytest
 
 from analysis.chapter3.claims import CLAIMS, CV5, HOLDOUT, MAIN, PM, claims_table
 from analysis.claims import (
-    MIN_DATASETS_FOR_NO_DIFFERENCE,
     NOT_EVALUATED,
     NOT_REPRODUCED,
     REPRODUCED,
+    Claim,
+    ScoreSetting,
+    Underpowered,
+    claims_display,
     no_significant_difference,
+    power,
+    records_frame,
+    run_claim,
+    smallest_attainable_p,
 )
 
 N_DATASETS = 48
@@ -236,34 +243,108 @@ def test_incomplete_table_gives_not_evaluated_instead_of_raising() -> None:
     assert "not a complete score table" in table.loc["C3.15", "reason"]
 
 
-def test_two_sided_wilcoxon_needs_six_pairs_to_reject() -> None:
-    """The smallest exact two-sided p with n pairs is 2/2^n: above 0.05 for n = 5, below for 6."""
+@pytest.mark.parametrize("n", range(1, 9))
+def test_smallest_attainable_p_is_the_exact_tests_most_extreme_p(n: int) -> None:
+    """Wilcoxon and sign: all n differences of one sign (scipy's exact p); Spearman: a perfectly
+    monotone sequence among all n! orders; Friedman: every block ranking alike, by enumeration."""
+    import itertools
+
     from scipy import stats as scipy_stats
 
-    def smallest_p(n: int) -> float:
-        return scipy_stats.wilcoxon(np.arange(1.0, n + 1), method="exact").pvalue
+    extreme = np.arange(1.0, n + 1)
+    for test, alternative in (("wilcoxon", "two-sided"), ("wilcoxon-one-sided", "greater")):
+        exact = scipy_stats.wilcoxon(extreme, method="exact", alternative=alternative).pvalue
+        assert smallest_attainable_p(test, n) == pytest.approx(exact)
+    for test, alternative in (("sign", "two-sided"), ("sign-one-sided", "greater")):
+        exact = scipy_stats.binomtest(n, n, alternative=alternative).pvalue
+        assert smallest_attainable_p(test, n) == pytest.approx(exact)
+    if n <= 6:
+        rhos = [scipy_stats.spearmanr(extreme, order).statistic
+                for order in itertools.permutations(extreme)]  # fmt: skip
+        share = np.mean(np.abs(rhos) >= 1 - 1e-12) if n >= 3 else 1.0
+        assert smallest_attainable_p("spearman", n) == pytest.approx(share)
+    if n <= 4:  # Friedman, k = 3: the share of the (3!)^n rankings with the largest statistic
+        k, orders = 3, list(itertools.permutations(range(1, 4)))
+        sums = [np.sum(np.sum(blocks, axis=0) ** 2)
+                for blocks in itertools.product(orders, repeat=n)]  # fmt: skip
+        share = np.mean(np.isclose(sums, max(sums)))
+        assert smallest_attainable_p("friedman", n, k) == pytest.approx(share if n > 1 else 1.0)
 
-    assert smallest_p(MIN_DATASETS_FOR_NO_DIFFERENCE - 1) > 0.05
-    assert smallest_p(MIN_DATASETS_FOR_NO_DIFFERENCE) < 0.05
+
+def test_nemenyi_is_underpowered_exactly_when_no_rank_difference_can_exceed_the_cd() -> None:
+    from analysis import stats as analysis_stats
+
+    for k, n in ((2, 3), (2, 20), (4, 2), (4, 10), (11, 3), (11, 30)):
+        cd = analysis_stats.nemenyi_critical_difference(k, n, 0.05)
+        assert (power("nemenyi", n, 0.05, k) is None) == (k - 1 > cd), (k, n)
 
 
-def test_no_difference_on_three_datasets_is_not_evaluated() -> None:
+def test_bad_test_name_is_one_clear_error() -> None:
+    with pytest.raises(ValueError, match="unknown test 't-test'; valid: wilcoxon"):
+        smallest_attainable_p("t-test", 5)
+
+
+def _two_methods(n: int, gap: float) -> pd.DataFrame:
+    """``a`` better than ``b`` by ``gap`` (plus distinct offsets) on every one of n datasets."""
+    base = np.linspace(10, 30, n)
+    return pd.DataFrame({"a": base, "b": base + gap + np.arange(n) / 1024})
+
+
+def test_a_significance_claim_on_5_datasets_is_underpowered_and_on_20_decided() -> None:
+    """5 pairs: the exact two-sided Wilcoxon cannot go below 2/2^5 = 0.0625, so "a significantly
+    better than b" and "no significant difference" are both *not evaluated: underpowered*
+    whatever the scores (the normal approximation gives 0.043 here); on 20 they are decided."""
+
+    def status(n: int, better: bool, gap: float = 1.0) -> tuple[str, str]:
+        s = ScoreSetting(_two_methods(n, gap), "t", 0.05)
+        outcome = s.pairwise(better=(("a", "b"),)) if better else s.pairwise(same=(("a", "b"),))
+        record = run_claim(Claim("X", "", "", lambda _: outcome), None)
+        return record.status, record.reason
+
+    for better in (True, False):
+        small, reason = status(5, better)
+        assert small == NOT_EVALUATED
+        assert reason.startswith("underpowered (smallest attainable p = 0.0625 >= alpha = 0.05")
+        assert "two-sided Wilcoxon signed-rank, 2/2^n with n = 5" in reason
+    assert status(20, True)[0] == REPRODUCED
+    assert status(20, False)[0] == NOT_REPRODUCED  # p < 0.05 on 20 one-sided pairs
+    assert status(20, True, gap=-1.0)[0] == NOT_REPRODUCED  # b is the better one
+    assert status(6, True)[0] == REPRODUCED  # 2/2^6 = 0.031: the test can decide from 6 pairs
+    shown, tally = claims_display(
+        records_frame([run_claim(Claim("X", "", "", lambda _: ScoreSetting(
+            _two_methods(5, 1.0), "t", 0.05).pairwise(better=(("a", "b"),))), None)])
+    )  # fmt: skip
+    assert shown.loc["X", "status"].startswith("**not evaluated**: underpowered (smallest")
+    assert tally == "0 reproduced, 0 not reproduced, 1 not evaluated"
+
+
+def test_chapter3_significance_claims_on_5_datasets_are_underpowered() -> None:
+    """On 5 datasets each claim resting only on Wilcoxon conditions is *not evaluated:
+    underpowered*, never *not reproduced* (C3.4: "significantly better than every other
+    method", C3.7/C3.17/C3.20: "no significant difference"); on all 48 they are reproduced."""
     tables, sizes, curves = synthetic_inputs()
-    few = {key: table.iloc[:3] for key, table in tables.items()}
-    table = claims_table(few, sizes, curves)
-    for claim_id in ("C3.7", "C3.17", "C3.20"):  # only "... not significant" conditions
-        assert table.loc[claim_id, "status"] == NOT_EVALUATED
-        assert table.loc[claim_id, "reason"].startswith("cannot decide: ")
-        assert "at least 6 datasets" in table.loc[claim_id, "reason"]
+    few = claims_table({key: table.iloc[:5] for key, table in tables.items()}, sizes, curves)
+    full = claims_table(tables, sizes, curves)
+    for claim_id in ("C3.4", "C3.7", "C3.17", "C3.18", "C3.20"):
+        assert few.loc[claim_id, "status"] == NOT_EVALUATED, claim_id
+        assert few.loc[claim_id, "reason"].startswith("underpowered (smallest attainable p ="), (
+            claim_id
+        )
+        assert full.loc[claim_id, "status"] == REPRODUCED, claim_id
 
 
-def test_no_difference_with_undefined_p_is_not_evaluated() -> None:
-    assert no_significant_difference(float("nan"), 40, 0.05) is None
-    assert no_significant_difference(0.5, MIN_DATASETS_FOR_NO_DIFFERENCE - 1, 0.05) is None
-    assert no_significant_difference(0.5, MIN_DATASETS_FOR_NO_DIFFERENCE, 0.05) is True
-    assert no_significant_difference(0.01, MIN_DATASETS_FOR_NO_DIFFERENCE, 0.05) is False
+def test_no_difference_with_every_pair_equal_is_underpowered() -> None:
+    """Every difference zero: the test has n = 0 pairs and no p; the claim is not evaluated."""
+    assert no_significant_difference(float("nan"), 0, 0.05) == Underpowered(
+        "wilcoxon", 0, 1.0, 0.05
+    )
+    assert no_significant_difference(0.5, 5, 0.05) == Underpowered("wilcoxon", 5, 0.0625, 0.05)
+    assert no_significant_difference(0.5, 6, 0.05) is True
+    assert no_significant_difference(0.01, 6, 0.05) is False
+    with pytest.raises(TypeError, match="underpowered condition is undecided"):
+        bool(Underpowered("wilcoxon", 5, 0.0625, 0.05))
     tables, sizes, curves = synthetic_inputs()
     pm_holdout = tables[PM_HO].assign(**{"gp-pm": tables[PM_HO]["gp"]})  # every difference 0
     table = claims_table({**tables, PM_HO: pm_holdout}, sizes, curves)
     assert table.loc["C3.17", "status"] == NOT_EVALUATED
-    assert "gp-pm vs gp not significant [pm/HO]" in table.loc["C3.17", "reason"]
+    assert "with n = 0): gp-pm vs gp not significant [pm/HO]" in table.loc["C3.17", "reason"]

@@ -12,7 +12,7 @@ import pytest
 from experiments.spaces import load_space
 from hpo.optimizers import Proposal, make_optimizer
 from hpo.optimizers.cmaes import CMAESOptimizer
-from hpo.space import space_from_config
+from hpo.space.search_space import space_from_config
 
 OPTIMUM = np.array([0.3, 0.7])
 Loss = Callable[[np.ndarray], float]
@@ -173,7 +173,7 @@ def one_class_plateau(u: np.ndarray) -> float:
 
 
 def test_a_random_start_can_stay_on_the_one_class_plateau_and_the_centre_start_does_not() -> None:
-    """Issue 26: the start decides whether CMA-ES ever sees two different losses."""
+    """The start decides whether CMA-ES ever sees two different losses."""
     stuck = Counter()
     for seed in range(40):
         for start in ("random", "centre"):

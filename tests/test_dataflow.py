@@ -5,7 +5,8 @@ A recording learner (:class:`RecordingModel`) is run through the real
 concatenation ``[X; X_test]``, so each fit records the row ids it was trained on and every
 prediction the row ids it was asked about. Predictions are a fixed function of the configuration,
 the training rows and the row id, so this test recomputes every loss of the trace and every test
-error of the outcomes from the splits of :class:`hpo.protocol.RepetitionSplits` alone and checks
+error of the outcomes from the splits of :class:`hpo.evaluation.protocol.RepetitionSplits` alone
+and checks
 them exactly (thesis §3.3, Fig. 3.2: the optimizer sees the validation loss on D_V, selection
 rules read D_S, the chosen model is retrained on D_TVS and tested once on D_G, shared by every
 method of a repetition).
@@ -24,11 +25,11 @@ import pytest
 import hpo.learners.registry
 from experiments.runner import RunSpec, execute_run
 from experiments.spaces import space_config
-from hpo.datasets import Dataset
+from hpo.data.catalog import Dataset
+from hpo.evaluation.protocol import ProtocolSettings, RepetitionSplits
 from hpo.optimizers import CLASSES
 from hpo.optimizers.bayes import GPEIOptimizer
-from hpo.protocol import ProtocolSettings, RepetitionSplits
-from hpo.selection import population_ends
+from hpo.rules.final_selection import population_ends
 
 LEARNER = "recording"  # not svm_rbf: that learner gets precomputed kernels instead of raw X
 

@@ -13,14 +13,14 @@ import pytest
 from experiments.results import read_predictions
 from experiments.runner import PREDICTION_KINDS, RunSpec
 from experiments.single import run_and_save
-from hpo.datasets import load_dataset
+from hpo.data.catalog import load_dataset
 from hpo.ensembles import ensemble_loss, forward_greedy, majority_vote
-from hpo.ensembles.rules import EnsembleOptimizerRule, PostHocRule
+from hpo.evaluation.protocol import ProtocolSettings
 from hpo.optimizers import make_optimizer
-from hpo.protocol import ProtocolSettings
 from hpo.records import FoldPredictions, Trace
-from hpo.rules import make_rule
-from hpo.space import Real, Space
+from hpo.rules.ensemble import EnsembleOptimizerRule, PostHocRule
+from hpo.rules.registry import make_rule
+from hpo.space.search_space import Real, Space
 
 SPACE = Space("unit", (Real("a", 0.0, 1.0), Real("b", 0.0, 1.0)))
 FAST_GP = dict(burnin=5, n_samples=2, grid_size=256, n_refine=2, n_jitter=2)

@@ -8,11 +8,12 @@ import pytest
 
 from experiments.compose import compose_run
 from experiments.runner import RunSpec, run
-from hpo.ensembles.agnostic_bayes import AgnosticBayesRule, bootstrap_risks, example_losses
+from hpo.ensembles.agnostic_bayes import bootstrap_risks, example_losses
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.esmbo import ESMBOOptimizer
 from hpo.records import FoldPredictions, Trace
-from hpo.space import Real, Space
+from hpo.rules.agnostic_bayes import AgnosticBayesRule
+from hpo.space.search_space import Real, Space
 
 SPACE = Space("unit", (Real("a", 0.0, 1.0), Real("b", 0.0, 1.0)))
 FAST_GP = {"n_samples": 2, "burnin": 5, "grid_size": 200, "n_refine": 2}

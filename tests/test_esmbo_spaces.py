@@ -17,12 +17,12 @@ from experiments.compose import compose_run
 from experiments.config import UsageError
 from experiments.runner import run
 from experiments.spaces import load_space, spaces_for_task
-from hpo.datasets import binarize, dataset_task, load_dataset
+from hpo.data.catalog import binarize, dataset_task, load_dataset
 from hpo.ensembles.agnostic_bayes import ensemble_predict, pool_losses
+from hpo.evaluation.protocol import RepetitionSplits
 from hpo.learners import FitGuard, fit_and_predict, learner_task
 from hpo.learners import mlp as mlp_module
 from hpo.learners.uai2014 import n_features_of
-from hpo.protocol import RepetitionSplits
 from hpo.records import FoldPredictions
 from hpo.tasks import example_losses, mean_loss
 

@@ -1,4 +1,4 @@
-"""Everyday use without surprises (issue 14): multirun over config groups, damaged results healed,
+"""Everyday use without surprises: multirun over config groups, damaged results healed,
 work refused before it starts when it could not be saved, workers sharing a folder, pre-flight
 checks, file modes, provenance."""
 
@@ -214,7 +214,7 @@ def test_results_of_another_code_revision_are_flagged_and_rerun_on_request(
 def test_long_choice_lists_show_close_matches_and_the_listing_command() -> None:
     result = _run_py("dataset=irs")
     assert result.returncode == 2
-    assert "did you mean 'iris'" in result.stderr and "python -m hpo.datasets list" in result.stderr
+    assert "did you mean 'iris'" in result.stderr and "python -m hpo.data list" in result.stderr
     result = _run_py("optimizer=gpx")
     assert all(name in result.stderr for name in ("rs", "grid", "cma_gv_r", "eo_sig"))  # all listed
 

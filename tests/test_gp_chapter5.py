@@ -27,7 +27,7 @@ from hpo.gp.slice_sampler import (
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.base import Proposal
 from hpo.optimizers.bayes import GPEIOptimizer
-from hpo.space import Categorical, Condition, Integer, Real, Space
+from hpo.space.search_space import Categorical, Condition, Integer, Real, Space
 
 CHOICES = ("a", "b", "c")
 

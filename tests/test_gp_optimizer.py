@@ -12,7 +12,7 @@ from hpo.gp.slice_sampler import HyperChain, SpearmintPriors
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.base import Proposal
 from hpo.optimizers.bayes import GPEIOptimizer
-from hpo.space import Real, Space
+from hpo.space.search_space import Real, Space
 
 FAST = {"grid_size": 1000, "burnin": 20, "n_samples": 5}
 

@@ -1,5 +1,5 @@
-"""Seed 003's bad input end to end (issue 28, "Bad input"): ``python run.py`` with the seed's
-method and one bad setting prints one line, exits 2 and writes nothing."""
+"""Bad input to Bermúdez-Chacón 2014's study end to end (``docs/hierarchical.md``): ``python
+run.py`` with the study's method and one bad setting prints one line, exits 2 and writes nothing."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""The seed-003 report plug-in (issue 28 item 9): Table 5.1 from the selection rows (the boost as
-§5 defines it), the seed's numbers labelled as the seed's, the figures, Fig 5.3 said to be
-unavailable, and the claims on the engine; end to end on two tiny runs."""
+"""The report plug-in of Bermúdez-Chacón 2014's study (``docs/hierarchical.md``): Table 5.1 from
+the selection rows (the boost as §5 defines it), the paper's numbers labelled as the paper's,
+the figures, Fig 5.3 said to be unavailable, and the claims on the engine; end to end on two
+tiny runs."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from experiments.compose import compose_run
 from experiments.results import config_hash
 from experiments.single import run_and_save
 from experiments.spaces import load_prior_space
-from hpo.priors import with_priors
+from hpo.space.priors import with_priors
 
 
 def _row(dataset: str, learner: str, kind: str, scores: list[float], **extra) -> dict:
@@ -123,10 +124,10 @@ def test_variance_claims_read_the_right_direction() -> None:
     the defaults there (median std 0.05 against 0.005), the tied model varies less than the
     untied one (0 against 0.1); swapping which model is tied flips H5, so a claim that compared
     the columns the wrong way round, or always held, fails here."""
-    from analysis.claims import NOT_REPRODUCED, REPRODUCED, run_claim
+    from analysis.claims import NOT_REPRODUCED, REPRODUCED, Underpowered, run_claim
 
     by_id = {claim.id: claim for claim in claims.CLAIMS}
-    rows = _on_datasets(synthetic_rows(), claims.MIN_DATASETS)
+    rows = _on_datasets(synthetic_rows(), 6)
     assert run_claim(by_id["H4"], rows).status == NOT_REPRODUCED
     assert run_claim(by_id["H5"], rows).status == REPRODUCED
     swapped = rows.assign(ms_tied=rows["ms_tied"].map({True: False, False: True}))
@@ -134,4 +135,44 @@ def test_variance_claims_read_the_right_direction() -> None:
     stds = pd.DataFrame({"a": [1.0] * 6, "b": [2.0] * 6})
     assert claims.lower_std_on_most(stds, "a", "b", "", "").conditions[0][1] is True
     assert claims.lower_std_on_most(stds, "b", "a", "", "").conditions[0][1] is False
-    assert claims.lower_std_on_most(stds.iloc[:5], "a", "b", "", "").conditions[0][1] is None
+    assert claims.lower_std_on_most(stds.iloc[:5], "a", "b", "", "").conditions[0][1] is True
+    # 4 datasets: the one-sided sign test's floor is 1/2^4 = 0.0625, whatever the stds
+    weak = claims.lower_std_on_most(stds.iloc[:4], "a", "b", "", "").conditions[0][1]
+    assert isinstance(weak, Underpowered) and weak.smallest_p == 0.0625
+
+
+def test_models_tied_with_the_best_are_marked_blue_whatever_boolean_the_files_hold() -> None:
+    """A run file whose ``ms_tied`` column has no null reads back as numpy booleans (pyarrow ->
+    pandas ``bool`` dtype), and ``np.True_ is True`` is false: the tied model must still be
+    marked, in the summary and in blue in the figure; an untied one must not be."""
+    from matplotlib.colors import to_rgba
+    from matplotlib.patches import PathPatch
+
+    from analysis.hierarchical import report
+
+    rows = synthetic_rows()
+    rows["ms_tied"] = rows["ms_tied"].fillna(False).astype(bool)  # as a file without nulls
+    assert isinstance(rows["ms_tied"].iloc[2], np.bool_)
+    boxes = report._learner_boxes(rows, "balance-scale", "HRS").set_index("learner")
+    assert boxes.loc["LinearSVM", "tied"] and not boxes.loc["KNN", "tied"]
+    figure = report.boxes_figure(boxes.reset_index(), "balance-scale, HRS")
+    faces = [p.get_facecolor() for p in figure.axes[0].patches if isinstance(p, PathPatch)]
+    assert faces.count(to_rgba(report.TIED_COLOUR)) == 1  # LinearSVM's optimised box only
+
+
+def test_table_5_1_rows_are_named_and_datasets_have_one_name() -> None:
+    """Table 5.1's rows read "dataset | source" under named headers (not Python tuples under an
+    empty header), and a dataset is called by the seed's name, with the name it runs as only
+    where they differ: ``tae (teaching)``, ``iris`` (never ``iris (iris)``)."""
+    from analysis.hierarchical import report
+    from analysis.render import markdown
+
+    assert data.dataset_label("teaching") == "tae (teaching)"
+    assert data.dataset_label("iris") == "iris"
+    rows = synthetic_rows()
+    both = pd.concat([rows, rows.assign(dataset="teaching")], ignore_index=True)
+    text = markdown(report.table_beside_seed(data.table_5_1(both)))
+    header = text.splitlines()[0]
+    assert header.startswith("| dataset | source | default worst |"), header
+    assert "('" not in text and "| tae (teaching) | ours, HRS |" in text
+    assert "| balance-scale | seed (Table 5.1) |" in text

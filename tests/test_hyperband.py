@@ -10,7 +10,7 @@ import pytest
 
 from experiments.runner import RunSpec, run
 from experiments.spaces import load_space, space_config
-from hpo.datasets import load_dataset
+from hpo.data.catalog import load_dataset
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.hyperband import Hyperband, brackets
 

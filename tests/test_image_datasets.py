@@ -1,4 +1,4 @@
-"""Seed 002's datasets (hpo/image_datasets.py): the MRBI stand-in is seeded and transformed, the
+"""Seed 002's datasets (hpo/data/images.py): the MRBI stand-in is seeded and transformed, the
 stand-ins are never named MNIST or MRBI, the original files are read and cached, and their
 absence is one line naming the download command and the substitute."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hpo import image_datasets
-from hpo.datasets import DatasetError, load_dataset
+from hpo.data import images
+from hpo.data.catalog import DatasetError, load_dataset
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -27,15 +27,15 @@ def test_the_mrbi_stand_in_is_rotated_digits_on_noise_and_the_same_everywhere() 
     background = data.X[data.X < 0.1]
     assert background.size > 0  # noise fills the background: no longer mostly zeros
     assert np.mean(data.X == 0.0) < 0.01 < np.mean(digits.X.min(axis=0) == digits.X)
-    other = image_datasets.rotated_digits_on_noise(seed=1)
+    other = images.rotated_digits_on_noise(seed=1)
     assert not np.array_equal(other.X, data.X)
 
 
 def test_stand_ins_are_never_named_mnist_or_mrbi() -> None:
-    for entry in image_datasets.IMAGE_SETS.values():
+    for entry in images.IMAGE_SETS.values():
         assert "mnist" not in entry.substitute and "mrbi" not in entry.substitute
         assert load_dataset(entry.substitute).name == entry.substitute
-    for name in image_datasets.STAND_INS:
+    for name in images.STAND_INS:
         assert "mnist" not in name and "mrbi" not in name
 
 
@@ -43,20 +43,20 @@ def test_stand_ins_are_never_named_mnist_or_mrbi() -> None:
 def test_missing_files_are_one_line_naming_the_download_and_the_substitute(
     name: str, tmp_path, monkeypatch
 ) -> None:
-    monkeypatch.setenv(image_datasets.ENV_MNIST_DIR, str(tmp_path))
+    monkeypatch.setenv(images.ENV_MNIST_DIR, str(tmp_path))
     with pytest.raises(DatasetError) as error:
         load_dataset(name)
     message = str(error.value)
     assert "\n" not in message
-    assert f"python -m hpo.image_datasets download {name}" in message
-    assert f"dataset={image_datasets.IMAGE_SETS[name].substitute}" in message
+    assert f"python -m hpo.data.images download {name}" in message
+    assert f"dataset={images.IMAGE_SETS[name].substitute}" in message
 
 
 def test_original_files_are_read_checked_and_cached(tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv(image_datasets.ENV_MNIST_DIR, str(tmp_path))
-    monkeypatch.setattr(image_datasets, "SIZES", (3, 2))
+    monkeypatch.setenv(images.ENV_MNIST_DIR, str(tmp_path))
+    monkeypatch.setattr(images, "SIZES", (3, 2))
     rng = np.random.default_rng(0)
-    entry = image_datasets.IMAGE_SETS["mnist-basic"]
+    entry = images.IMAGE_SETS["mnist-basic"]
     for file, rows in ((entry.train_file, 3), (entry.test_file, 2)):
         values = np.column_stack([rng.uniform(size=(rows, 784)), np.arange(rows)])
         np.savetxt(tmp_path / file, values, fmt="%.6g", delimiter="  ")
@@ -65,7 +65,7 @@ def test_original_files_are_read_checked_and_cached(tmp_path, monkeypatch) -> No
     assert data.y.tolist() == [0, 1, 2] and data.has_predefined_test
     assert (tmp_path / "mnist-basic.npz").is_file()
     assert load_dataset("mnist-basic").checksum() == data.checksum()
-    monkeypatch.setattr(image_datasets, "SIZES", (4, 2))
+    monkeypatch.setattr(images, "SIZES", (4, 2))
     (tmp_path / "mnist-basic.npz").unlink()
     with pytest.raises(DatasetError, match=r"expected rows \(train\+valid, test\) \(4, 2\)"):
         load_dataset("mnist-basic")
@@ -92,9 +92,10 @@ def test_the_mnist_subset_is_5000_real_digits_checked_and_split_by_the_medium_pr
     assert data.name == "mnist-5k" and data.X.shape == (5000, 784) and data.X_test is None
     assert data.X.min() == 0.0 and data.X.max() == 1.0  # pixels / 255
     assert np.bincount(data.y).tolist() == [500] * 10
-    assert image_datasets.MNIST_SUBSET in image_datasets.load_image_set.__doc__
-    # The medium profile's holdout split (conf/experiment/surrogates.yaml; docs/seed002.md).
-    from hpo.protocol import ProtocolSettings, RepetitionSplits
+    assert images.MNIST_SUBSET in images.load_image_set.__doc__
+    # The medium profile's holdout split (conf/experiment/surrogates.yaml;
+    # docs/surrogates-hyperband.md).
+    from hpo.evaluation.protocol import ProtocolSettings, RepetitionSplits
 
     settings = ProtocolSettings(valid_frac=1 / 6, train_cap=None)
     sizes = RepetitionSplits(data.y, 5000, False, settings, 0, "mnist-5k", 0).sizes()
@@ -103,9 +104,9 @@ def test_the_mnist_subset_is_5000_real_digits_checked_and_split_by_the_medium_pr
 
 def test_a_changed_or_absent_mnist_subset_is_refused_in_one_line(tmp_path, monkeypatch) -> None:
     changed = tmp_path / "mnist_5k.csv.gz"
-    original = image_datasets.mnist_subset_path().read_bytes()
+    original = images.mnist_subset_path().read_bytes()
     changed.write_bytes(original[:-1] + bytes([original[-1] ^ 1]))
-    monkeypatch.setattr(image_datasets, "mnist_subset_path", lambda: changed)
+    monkeypatch.setattr(images, "mnist_subset_path", lambda: changed)
     with pytest.raises(DatasetError, match="has SHA-256 .* expected 846f6cad") as error:
         load_dataset("mnist-5k")
     assert "\n" not in str(error.value)

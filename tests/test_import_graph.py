@@ -4,7 +4,7 @@ Every import counts, wherever it stands: at module level, inside a function (a l
 only hides a circle) or under ``if TYPE_CHECKING:`` (a type-only import still ties two modules
 together for a reader and for any tool that resolves it). Importing ``a.b`` runs ``a/__init__``
 first; that implicit edge is not counted, so a package that re-exports its own submodules is not
-a circle. Issue 25 untied the one circle ``hpo/`` had (selection, agnostic Bayes, evaluation,
+a circle. The one circle ``hpo/`` once had was untied (selection, agnostic Bayes, evaluation,
 ensembles, the ensemble rules and the optimizers' base module).
 """
 
@@ -119,3 +119,51 @@ def test_a_planted_lazy_circle_is_found(tmp_path: Path) -> None:
 
 def test_the_shared_records_import_nothing_of_the_library() -> None:
     assert import_graph(REPO, "hpo")["hpo.records"] == set()
+
+
+def package_graph(graph: dict[str, set[str]], depth: int = 2) -> dict[str, set[str]]:
+    """The graph between packages: ``hpo.a.b`` counts as ``hpo.a`` (``depth`` 2)."""
+    packages: dict[str, set[str]] = {}
+
+    def package(module: str) -> str:
+        return ".".join(module.split(".")[:depth])
+
+    for module, targets in graph.items():
+        edges = packages.setdefault(package(module), set())
+        edges.update(package(t) for t in targets if package(t) != package(module))
+    return packages
+
+
+def test_the_library_s_packages_form_layers() -> None:
+    """Between the packages of ``hpo/`` (space, data, evaluation, learners, gp, optimizers,
+    rules, ensembles, significance, cash) the imports point one way: a lower layer never
+    imports a higher one, even through a module that no circle inside a package would show."""
+    assert import_cycles(package_graph(import_graph(REPO, "hpo"))) == []
+
+
+# The shared vocabulary of every layer; each imports nothing of the library but itself.
+TOP_LEVEL_MODULES = {"hpo.records", "hpo.seeding", "hpo.tasks"}
+
+
+def test_the_library_s_top_level_holds_only_the_shared_vocabulary() -> None:
+    """Everything else of ``hpo/`` lives in the package of its concept (docs/architecture.md)."""
+    graph = import_graph(REPO, "hpo")
+    modules = {m for m in graph if m.count(".") == 1 and not (REPO / "hpo" / m[4:]).is_dir()}
+    assert modules == TOP_LEVEL_MODULES
+    for module in TOP_LEVEL_MODULES:
+        assert graph[module] == set(), module
+
+
+def test_a_planted_circle_between_packages_is_found(tmp_path: Path) -> None:
+    for name, text in {
+        "pkg/__init__.py": "",
+        "pkg/low/__init__.py": "",
+        "pkg/low/a.py": "X = 1\n",
+        "pkg/high/__init__.py": "",
+        "pkg/high/b.py": "from pkg.low.a import X\n",
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert import_cycles(package_graph(import_graph(tmp_path, "pkg"))) == []
+    (tmp_path / "pkg/low/c.py").write_text("from pkg.high.b import X\n")
+    assert import_cycles(package_graph(import_graph(tmp_path, "pkg"))) == [["pkg.high", "pkg.low"]]

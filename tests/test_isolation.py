@@ -11,7 +11,7 @@ import numpy as np
 import psutil
 import pytest
 
-from hpo.isolation import EvaluationLimits, IsolatedWorker
+from hpo.evaluation.isolation import EvaluationLimits, IsolatedWorker
 
 
 def add(a: int, b: int) -> int:
@@ -73,7 +73,7 @@ def test_the_child_prints_a_repeated_warning_once_and_each_new_one():
     ``catch_warnings`` that clear Python's own registries is printed once; a new one is too."""
     import warnings
 
-    from hpo.isolation import _show_each_warning_once
+    from hpo.evaluation.isolation import _show_each_warning_once
 
     printed: list[str] = []
     with warnings.catch_warnings():  # restores the printer after
@@ -188,10 +188,10 @@ def sleeper_learner():
 
 
 def _evaluator(limits, n_folds=10, regression=False):
-    from hpo.datasets import Dataset
-    from hpo.evaluation import Evaluator
+    from hpo.data.catalog import Dataset
+    from hpo.evaluation.evaluator import Evaluator
+    from hpo.evaluation.protocol import ProtocolSettings
     from hpo.learners import FitGuard
-    from hpo.protocol import ProtocolSettings
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 3))
@@ -249,10 +249,10 @@ def test_without_limits_nothing_runs_in_a_child(sleeper_learner):
 
 
 def test_isolated_fits_score_exactly_as_in_process_ones():
-    from hpo.datasets import load_dataset
-    from hpo.evaluation import Evaluator
+    from hpo.data.catalog import load_dataset
+    from hpo.evaluation.evaluator import Evaluator
+    from hpo.evaluation.protocol import ProtocolSettings
     from hpo.learners import FitGuard
-    from hpo.protocol import ProtocolSettings
 
     data = load_dataset("sklearn-breast-cancer")
     protocol = ProtocolSettings(validation="cv", n_folds=3)
@@ -270,10 +270,10 @@ def test_isolated_fits_score_exactly_as_in_process_ones():
 def test_partial_evaluations_run_in_the_child_as_in_process():
     """Seed 002's resource (a share of the training rows; epochs for the network) reaches the
     fit through the limits' child as it does in-process (the two seeds merged)."""
-    from hpo.datasets import load_dataset
-    from hpo.evaluation import Evaluator
+    from hpo.data.catalog import load_dataset
+    from hpo.evaluation.evaluator import Evaluator
+    from hpo.evaluation.protocol import ProtocolSettings
     from hpo.learners import FitGuard
-    from hpo.protocol import ProtocolSettings
 
     data = load_dataset("sklearn-breast-cancer")
     protocol = ProtocolSettings(validation="cv", n_folds=3)
@@ -324,7 +324,7 @@ def test_a_child_exits_when_its_parent_is_killed_in_the_middle_of_a_call(tmp_pat
         textwrap.dedent(
             """
             import os, signal, threading, time
-            from hpo.isolation import EvaluationLimits, IsolatedWorker
+            from hpo.evaluation.isolation import EvaluationLimits, IsolatedWorker
 
             worker = IsolatedWorker(EvaluationLimits(time_s=120, time_kind="wall"))
 

@@ -1,5 +1,5 @@
-"""``--no-figures`` builds no figure in the Chapter-4 and Chapter-5 reports (issue 26): every
-figure of their plug-ins is handed to ``render.FigureSet`` as a callable that is never called
+"""``--no-figures`` builds no figure in the Chapter-4 and Chapter-5 reports: every figure of
+their plug-ins is handed to ``render.FigureSet`` as a callable that is never called
 when figures are off, so the lean report costs no drawing (the Chapter-3 plug-in's own check
 is ``tests/test_report.py``)."""
 

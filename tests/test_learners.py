@@ -21,7 +21,7 @@ from hpo.learners import (
     registry,
     squared_distances,
 )
-from hpo.space import Categorical
+from hpo.space.search_space import Categorical
 
 
 @pytest.mark.parametrize("n_classes", [2, 3, 5])
@@ -169,7 +169,7 @@ def _configs(learner: str, n: int, seed: int = 0) -> list[dict]:
         return [space.sample(rng) for _ in range(n)]
     if learner in AUTOWEKA_TASK_OF:
         from experiments.spaces import load_cash_library
-        from hpo.cash_space import build_cash_space
+        from hpo.cash.space import build_cash_space
 
         cash = build_cash_space(load_cash_library(), AUTOWEKA_TASK_OF[learner], True)
         return [cash.space.sample(rng) for _ in range(n)]
@@ -366,9 +366,9 @@ def test_an_exception_in_fit_or_predict_is_a_recorded_failure(monkeypatch, wine)
 
 def test_the_evaluator_scores_a_table_5_1_rbf_svm_like_chapter_3s() -> None:
     """The evaluator's precomputed-kernel path reads the prefixed ``svm_rbf__gamma``."""
-    from hpo.datasets import load_dataset
-    from hpo.evaluation import Evaluator
-    from hpo.protocol import ProtocolSettings
+    from hpo.data.catalog import load_dataset
+    from hpo.evaluation.evaluator import Evaluator
+    from hpo.evaluation.protocol import ProtocolSettings
 
     data = load_dataset("sklearn-wine")
     cash, chapter3 = load_space("sklearn_cash"), load_space("svm_rbf")
@@ -423,12 +423,12 @@ def test_linear_svm_coordinate_descent_differs_across_seeds(wine) -> None:
 def test_a_final_retraining_that_hits_the_limit_is_kept_by_default_and_recorded(
     retrain_on_limit: str, scored_one: bool
 ) -> None:
-    """Issue 26: the search's fits that reach libsvm's limit score 1.0 (steering the search away),
+    """The search's fits that reach libsvm's limit score 1.0 (steering the search away),
     but the chosen model's retraining on D_TVS keeps the truncated model's predictions by default;
     the hit is recorded either way."""
-    from hpo.datasets import load_dataset
-    from hpo.evaluation import Evaluator
-    from hpo.protocol import ProtocolSettings
+    from hpo.data.catalog import load_dataset
+    from hpo.evaluation.evaluator import Evaluator
+    from hpo.evaluation.protocol import ProtocolSettings
 
     guard = FitGuard(max_iter=3, max_work=None, retrain_on_limit=retrain_on_limit)
     evaluator = Evaluator(

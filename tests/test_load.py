@@ -1,4 +1,4 @@
-"""Tests of analysis.load's reading of run files: layouts and unreadable files (issue 14)."""
+"""Tests of analysis.load's reading of run files: layouts and unreadable files."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def test_report_says_how_many_files_were_left_out(tmp_path: Path) -> None:
 def test_categorical_names_hold_the_same_rows_with_sorted_categories(
     tmp_path: Path, consolidated: bool
 ) -> None:
-    """Issue 26: names read as categoricals straight from the file's dictionary pages (or
+    """Names read as categoricals straight from the file's dictionary pages (or
     converted after reading run files) hold exactly the plain read's values, with categories
     sorted, so every groupby over them orders its groups as before."""
     write_runs(tmp_path / "runs", datasets=("wine", "iris", "abalone"))  # not in sorted order

@@ -30,7 +30,7 @@ import yaml
 from experiments.compose import compose_run
 from experiments.config import CONF_DIR
 from experiments.sweep import plan
-from hpo.selection import METHOD_RULES
+from hpo.rules.final_selection import METHOD_RULES
 
 # method: (family, reshuffle, selection split, rule or {reported method: rule})
 THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
@@ -81,10 +81,27 @@ THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
     "bohb": ("bohb", False, False, {"bohb": "best_validation"}),  # beyond seed 002
     "skopt-gp": ("surrogate", False, False, {"skopt-gp": "best_validation"}),  # seed 002
     "skopt-rf": ("surrogate", False, False, {"skopt-rf": "best_validation"}),  # seed 002
-    # seed 003 (docs/seed003.md): its tree, its protocol, the index and the selection stage
+    # seed 003 (docs/hierarchical.md): its tree, its protocol, the index and the selection stage
     "hrs": ("prior_rs", False, False, {"HRS": "best_validation"}),
     "pds": ("pds", False, False, {"PDS": "best_validation"}),
     "hypercube": ("hypercube", False, False, {"HC": "best_validation"}),
+    # seed 004 (docs/autoweka.md): the CASH families, the seed's protocol with its 30 % diagnostic
+    **{
+        f"aw_{name}": (f"cash_{family}", False, True, {f"aw_{name}": "best_validation"})
+        for name, family in (
+            ("exdef", "exdef"),
+            ("grid", "grid"),
+            ("random", "random"),
+            ("smac", "smac"),
+            ("tpe", "tpe"),
+            ("tpe_gamma015", "tpe"),
+            ("irace", "irace"),
+            ("smac_10batch", "smac_batch"),
+            ("smac_multilevel", "smac"),
+            ("smac_rrsv", "smac"),
+            ("smac_long", "smac"),
+        )
+    },  # fmt: skip
 }
 SEED003_DEFAULTS = {"hrs", "pds", "hypercube"}
 CHAPTER3_METHODS = list(THESIS_METHODS)[:16]
@@ -125,7 +142,7 @@ CONFIGS = sorted(p.stem for p in (CONF_DIR / "optimizer").glob("*.yaml"))
 
 
 def _method(config_name: str) -> str:
-    if config_name in CHAPTER5_DEFAULTS or config_name in CHAPTER4_LOSS:
+    if config_name in CHAPTER5_DEFAULTS or config_name in CHAPTER4_LOSS or config_name[:3] == "aw_":
         return config_name
     return config_name.replace("_", "-")
 
@@ -168,6 +185,11 @@ def test_method_config_matches_the_thesis_definition(config_name: str) -> None:
         assert (spec.protocol.validation, spec.protocol.test_frac) == ("holdout", 0.3)
     elif config_name in SEED002_DEFAULTS:
         assert (spec.space_name, spec.protocol_name) == ("ffnn_mnist", "holdout")
+    elif config_name.startswith("aw_"):  # seed 004 §4.1: 30 % test, 30 % diagnostic, 10 folds
+        assert (spec.space_name, spec.protocol_name) == ("autoweka_classification", "autoweka")
+        assert (spec.protocol.n_folds, spec.protocol.test_frac) == (10, 0.3)
+        assert (spec.protocol.selection_frac, spec.protocol.train_cap) == (0.3, None)
+        assert (spec.time_budget, spec.time_budget_kind) == (60, "cpu")
     else:
         assert spec.space_name == "svm_rbf" and not spec.protocol.standardize
     if config_name in CHAPTER5_GP:
@@ -227,7 +249,8 @@ def test_chapter4_and_5_methods_default_to_200_evaluations_chapter3_to_100() -> 
         budget = compose_run([f"optimizer={config_name}"]).budget
         raw = yaml.safe_load(Path(CONF_DIR / "optimizer" / f"{config_name}.yaml").read_text())
         assert budget == raw.get("budget", 100), config_name
-        assert budget in (100, 150, 200) or config_name in OWN_BUDGET, config_name
+        own = config_name in OWN_BUDGET or config_name.startswith("aw_")  # seed 004: seconds
+        assert budget in (100, 150, 200) or own, config_name
         if _method(config_name) in CHAPTER3_METHODS:
             assert budget == 100, config_name
     assert {compose_run([f"optimizer={c}"]).budget for c in CHAPTER5_DEFAULTS} == {200}

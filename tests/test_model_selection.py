@@ -10,7 +10,7 @@ import pytest
 import scikit_posthocs
 from scipy import stats
 
-from hpo.model_selection import (
+from hpo.significance.comparisons import (
     NON_PARAMETRIC,
     PARAMETRIC,
     Candidate,

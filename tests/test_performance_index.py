@@ -9,7 +9,7 @@ import pytest
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC, LinearSVC
 
-from hpo.performance_index import (
+from hpo.evaluation.performance_index import (
     PerformanceIndex,
     PerformanceIndexError,
     class_frequencies,

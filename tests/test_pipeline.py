@@ -13,11 +13,11 @@ from experiments.results import read_predictions
 from experiments.runner import PREDICTION_KINDS, RunSpec, run
 from experiments.single import run_and_save
 from experiments.spaces import space_config
-from hpo.datasets import load_dataset
+from hpo.data.catalog import load_dataset
 from hpo.ensembles import majority_vote
-from hpo.evaluation import ChoiceScorer, Evaluator
+from hpo.evaluation.evaluator import ChoiceScorer, Evaluator
+from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard
-from hpo.protocol import ProtocolSettings
 from hpo.records import Choice, Member
 
 REPO = Path(__file__).resolve().parents[1]
@@ -151,7 +151,7 @@ def test_imports_run_one_way_hpo_below_analysis_below_experiments(package: str) 
 def test_a_class_of_two_examples_runs_with_and_without_stratification(
     stratify: bool, validation: str
 ) -> None:
-    from hpo.datasets import Dataset
+    from hpo.data.catalog import Dataset
 
     rng = np.random.default_rng(0)
     data = Dataset("tiny", rng.normal(size=(40, 3)), np.repeat([0, 1, 2], [30, 8, 2]))
@@ -166,7 +166,7 @@ def test_a_class_of_two_examples_runs_with_and_without_stratification(
 
 
 def test_a_one_class_training_fold_is_predicted_by_a_constant_classifier_and_recorded() -> None:
-    from hpo.datasets import Dataset
+    from hpo.data.catalog import Dataset
 
     rng = np.random.default_rng(1)
     labels = np.array([0] * 9 + [1])  # a 5-fold split leaves most training folds one class

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from hpo.prior_learning import (
+from hpo.space.prior_learning import (
     GeneralPriorLearner,
     OnlineGaussianMixture,
     fidelity,
@@ -16,7 +16,7 @@ from hpo.prior_learning import (
     learn_general_priors,
     merge_components,
 )
-from hpo.priors import GaussianMixture, with_priors
+from hpo.space.priors import GaussianMixture, with_priors
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ import yaml
 from scipy import stats
 
 from experiments.spaces import load_space, space_choices, space_config
-from hpo.priors import (
+from hpo.space.priors import (
     CategoricalWeights,
     GaussianMixture,
     LogNormal,

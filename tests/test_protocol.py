@@ -7,7 +7,12 @@ import itertools
 import numpy as np
 import pytest
 
-from hpo.protocol import ProtocolSettings, RepetitionSplits, stratified_folds, stratified_take
+from hpo.evaluation.protocol import (
+    ProtocolSettings,
+    RepetitionSplits,
+    stratified_folds,
+    stratified_take,
+)
 
 
 def _labels(n: int, n_classes: int = 3, seed: int = 0) -> np.ndarray:

@@ -265,7 +265,7 @@ def test_markdown_cells_may_contain_pipes() -> None:
 
 
 def test_no_figures_writes_every_table_and_no_figure(tmp_path: Path) -> None:
-    """``--no-figures`` (issue 26's lean report): the same tables and plotted data as the full
+    """``--no-figures`` (the lean report): the same tables and plotted data as the full
     report, no figure file and no link to one, and a note where each figure would be."""
     folder = write_consolidated(tmp_path / "consolidated", outcome_rows())
     assert main([str(folder), "--out", str(tmp_path / "full")]) == 0
@@ -282,7 +282,7 @@ def test_no_figures_writes_every_table_and_no_figure(tmp_path: Path) -> None:
 
 
 def test_no_figures_imports_neither_matplotlib_nor_the_gp(tmp_path: Path) -> None:
-    """The lean report's time is mostly imports once nothing is drawn (issue 26)."""
+    """The lean report's time is mostly imports once nothing is drawn."""
     folder = write_consolidated(tmp_path / "consolidated", outcome_rows())
     script = (
         "import sys\n"

@@ -10,9 +10,9 @@ import pytest
 
 from benchmarks.reshuffle_c31 import compare, errors_at
 from experiments.compose import compose_run
+from hpo.evaluation.protocol import ProtocolSettings, RepetitionSplits
 from hpo.optimizers.bayes import GPEIOptimizer
-from hpo.protocol import ProtocolSettings, RepetitionSplits
-from hpo.space import Real, Space
+from hpo.space.search_space import Real, Space
 
 FAST = {"grid_size": 500, "burnin": 10, "n_samples": 3}
 

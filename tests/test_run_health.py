@@ -1,5 +1,5 @@
 """Every report counts, per method, the runs stuck on a plateau and the retrainings that hit the
-iteration limit (issue 26: a plateau is never silent)."""
+iteration limit (a plateau is never silent)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from analysis import runs
 from analysis.render import TableWriter
 from experiments.results import assemble
 from experiments.runner import RunSpec, run
-from hpo.datasets import Dataset
-from hpo.protocol import ProtocolSettings
+from hpo.data.catalog import Dataset
+from hpo.evaluation.protocol import ProtocolSettings
 
 
 def _outcome_rows(method: str, data: Dataset, seed: int) -> pd.DataFrame:

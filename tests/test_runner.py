@@ -10,9 +10,9 @@ import pytest
 
 from experiments.results import assemble, read_run, without_timing, write_atomic
 from experiments.runner import RunSpec, execute_run
-from hpo.datasets import Dataset, load_dataset
+from hpo.data.catalog import Dataset, load_dataset
+from hpo.evaluation.protocol import ProtocolSettings
 from hpo.optimizers import CLASSES, RandomSearch
-from hpo.protocol import ProtocolSettings
 
 
 def _spec(**overrides) -> RunSpec:
@@ -170,7 +170,7 @@ def test_svm_validation_objective_is_the_svm_error_on_the_runs_hold_out_split() 
     from sklearn.svm import SVC
 
     from experiments.objectives import svm_validation_objective
-    from hpo.protocol import RepetitionSplits
+    from hpo.evaluation.protocol import RepetitionSplits
 
     data = load_dataset("sklearn-breast-cancer")
     trace, _ = execute_run(_spec(dataset="sklearn-breast-cancer", seed=3, budget=5), data=data)

@@ -11,7 +11,7 @@ import yaml
 from omegaconf import OmegaConf
 
 from experiments.spaces import SPACE_DIR, load_space
-from hpo.space import Categorical, Integer, Real, SpaceError, space_from_config
+from hpo.space.search_space import Categorical, Integer, Real, SpaceError, space_from_config
 
 
 def test_mnist_space_is_table_2_1s_five_hyperparameters() -> None:
@@ -91,7 +91,7 @@ def test_settings_are_read_and_overridable() -> None:
 
 
 def test_the_prior_mass_of_log_integers_sums_to_one_and_matches_sampling() -> None:
-    from hpo.priors import _log_prior
+    from hpo.space.priors import _log_prior
 
     units = Integer("units", 18, 1024, log=True)
     masses = np.exp([_log_prior(units, None, k) for k in range(18, 1025)])

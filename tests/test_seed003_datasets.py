@@ -1,4 +1,4 @@
-"""Seed 003's datasets (Bermúdez-Chacón 2014, Appendix B; issue 28 item 8): every one of the 29
+"""Seed 003's datasets (Bermúdez-Chacón 2014, Appendix B): every one of the 29
 standard and 7 biological sets is mapped to a named offline set or listed as not run with its
 reason, and the mapped sets have the seed's sizes (the documented differences aside)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hpo.datasets import (
+from hpo.data.catalog import (
     SEED003_BIOLOGICAL,
     SEED003_DATASETS,
     SEED003_STANDARD,
@@ -24,7 +24,7 @@ SEED_ROWS = {
     "pendigits": 7494, "segment-test": 2100, "sonar": 208, "spambase": 4601, "tae": 151,
     "vehicle": 946, "vowel": 990, "waveform-5000": 5000, "wine": 178, "yeast": 1484,
 }  # fmt: skip
-# the seed's count differs from the file run, as docs/seed003.md says
+# the seed's count differs from the file run, as docs/hierarchical.md says
 ROWS_RUN_DIFFER = {"vehicle": 846, "segment-test": 2310}
 
 

@@ -1,4 +1,4 @@
-"""Seed 003 inside a run (issue 28 items 3-6): class probabilities in the evaluation and the
+"""Seed 003 inside a run (``docs/hierarchical.md``): class probabilities in the evaluation and the
 sidecar, the performance index as the objective, budgets in seconds, the prior-sampling
 optimisers by name, and the model-selection stage whose ranked list comes back from the results
 file."""
@@ -18,13 +18,13 @@ from experiments.results import read_predictions, read_run
 from experiments.runner import RunSpec, run
 from experiments.single import run_and_save
 from experiments.spaces import load_prior_space, space_config
-from hpo.datasets import load_dataset
-from hpo.evaluation import Evaluator
+from hpo.data.catalog import load_dataset
+from hpo.evaluation.evaluator import Evaluator
+from hpo.evaluation.performance_index import PerformanceIndex, class_frequencies
+from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard, fit_and_predict
-from hpo.model_selection import Candidate, select_models
 from hpo.optimizers import make_optimizer
-from hpo.performance_index import PerformanceIndex, class_frequencies
-from hpo.protocol import ProtocolSettings
+from hpo.significance.comparisons import Candidate, select_models
 
 FAST = ["dataset=sklearn-iris", "optimizer.model_selection.repeats=2"]
 FAST += ["optimizer.model_selection.folds=5", "protocol.n_folds=3"]
@@ -176,14 +176,15 @@ def test_bad_seed003_settings_are_one_line(override: str, message: str) -> None:
 
 
 def test_the_defaults_baseline_is_each_bare_estimator_scored_by_the_index(iris) -> None:
-    """Issue 28 item 7 (seed §5): every learner at scikit-learn's defaults, on the same folds of H
-    as the candidates, scored by the same index; checked against the bare classes by hand."""
+    """The defaults baseline (Bermúdez-Chacón 2014, §5): every learner at scikit-learn's
+    defaults, on the same folds of H as the candidates, scored by the same index; checked against
+    the bare classes by hand."""
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.naive_bayes import GaussianNB
 
-    from hpo.evaluation import standardize_features
-    from hpo.selection_stage import SelectionSettings, holdout_folds, score_defaults
-    from hpo.space import space_from_config
+    from hpo.evaluation.evaluator import standardize_features
+    from hpo.significance.stage import SelectionSettings, holdout_folds, score_defaults
+    from hpo.space.search_space import space_from_config
 
     protocol = ProtocolSettings(validation="cv", n_folds=3, test_frac=0.5, standardize=True)
     space = space_from_config(

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import yaml
 
-from hpo.selection import (
+from hpo.rules.final_selection import (
     METHOD_RULES,
     NO_ANSWER,
     RULES,

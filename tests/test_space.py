@@ -13,7 +13,15 @@ from omegaconf import OmegaConf
 
 from experiments.spaces import load_space, space_choices
 from hpo.learners import learner_names
-from hpo.space import Categorical, Condition, Integer, Real, Space, SpaceError, space_from_config
+from hpo.space.search_space import (
+    Categorical,
+    Condition,
+    Integer,
+    Real,
+    Space,
+    SpaceError,
+    space_from_config,
+)
 
 
 def test_svm_space_is_log_uniform_over_ten_decades() -> None:

@@ -12,7 +12,7 @@ from experiments.compose import compose_run
 from experiments.spaces import load_space
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.surrogate import SurrogateSMBO, encode, expected_improvement
-from hpo.space import Categorical, Real, Space
+from hpo.space.search_space import Categorical, Real, Space
 
 
 def test_the_forest_has_the_seeds_settings() -> None:

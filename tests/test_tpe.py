@@ -13,7 +13,7 @@ hyperopt = pytest.importorskip("hyperopt")
 from experiments.spaces import load_space  # noqa: E402
 from hpo.optimizers import make_optimizer, setting_names  # noqa: E402
 from hpo.optimizers.tpe import TPEOptimizer, configuration, hyperopt_space  # noqa: E402
-from hpo.space import Categorical, Condition, Integer, Real, Space  # noqa: E402
+from hpo.space.search_space import Categorical, Condition, Integer, Real, Space  # noqa: E402
 
 
 def _loop(optimizer: TPEOptimizer, objective, n: int) -> list[dict]:
@@ -195,15 +195,15 @@ def test_one_compiled_posterior_graph_proposes_what_a_graph_per_call_does(shared
 
 def test_the_cash_tree_proposes_what_hyperopts_own_suggest_does() -> None:
     """On seed 004's CASH tree (264 parameters, shared nodes, 11,644 posterior nodes) the adapter
-    runs hyperopt's graphs as compiled programs (hpo/optimizers/pyll_program.py) on one
+    runs hyperopt's graphs as compiled programs (hpo/optimizers/backends/pyll_program.py) on one
     posterior graph; hyperopt's own ``rand.suggest`` and ``tpe.suggest`` (``rec_eval``, a graph
     per call) propose the same configurations, start-up and TPE proposals alike, and
     ``pyll.rec_eval`` and ``tpe.miscs_to_idxs_vals`` are hyperopt's own again after each call."""
     from hyperopt import pyll, tpe
 
     from experiments.spaces import load_cash_library
-    from hpo.cash.tpe import SharedNodeTPE
-    from hpo.cash_space import build_cash_space
+    from hpo.cash.space import build_cash_space
+    from hpo.optimizers.cash_tpe import SharedNodeTPE
 
     own, own_columns = pyll.rec_eval, tpe.miscs_to_idxs_vals
 
@@ -231,7 +231,7 @@ def test_a_compiled_program_returns_what_rec_eval_does_draw_for_draw() -> None:
     from hyperopt import hp, pyll
     from hyperopt.pyll import scope
 
-    from hpo.optimizers.pyll_program import compile_graph
+    from hpo.optimizers.backends.pyll_program import compile_graph
 
     rng_node = pyll.Literal()
     x = scope.uniform(0, 1, rng=rng_node)

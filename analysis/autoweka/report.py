@@ -1,5 +1,7 @@
-"""Seed 004's report from a folder of run summaries (``<dataset>/<method>__seed*.json`` and the
-trajectory rows of each run's parquet file).
+"""Seed 004's report sections (the ``autoweka`` plug-in of the report engine) from the results
+files of a sweep (``results/autoweka/<profile>``) or any folder of seed-004 runs: each run's
+final choice, oracle points and trajectory rows (experiments/autoweka.py) read into one summary
+row per run (:func:`load_summaries`), errors in the seed's units (error %, RMSE).
 
 * **Best-of-k bootstrap** (seed §4.1): for each (dataset, method), ``n_bootstrap`` draws of k of
   the R runs (without replacement); the run with the lowest CV error is selected and its CV and
@@ -25,20 +27,26 @@ trajectory rows of each run's parquet file).
 
 from __future__ import annotations
 
+import functools
 import json
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
+import yaml
 from scipy import stats
 
 from analysis.claims import Claim, MissingInput, Outcome, records_frame, run_claim
 from analysis.render import markdown
-from hpo.cash.baselines import limited_grid
+from hpo.optimizers.cash_baselines import limited_grid
 
 SEED_TABLES = Path(__file__).parent / "seed_tables"
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+METHOD_PREFIX = "aw_"  # conf/optimizer/aw_<the seed's method name>.yaml
 ALPHA = 0.01  # seed §4.1: Welch's t-test at p = 0.01
 METHOD_NAMES = {  # ours -> the seed's column names
     "exdef": "Ex-Def",
@@ -64,12 +72,110 @@ VIRTUAL = {
 VARIANTS = {"10": "smac_10batch", "12": "smac_multilevel", "14": "smac_rrsv", "16": "smac_long"}
 
 
-def load_summaries(results_dir: Path) -> pd.DataFrame:
-    """Every run summary below ``results_dir`` (one row per run)."""
-    rows = [json.loads(p.read_text()) for p in sorted(results_dir.glob("*/*.json"))]
+def seed_method(method: str) -> str:
+    """The seed-004 name of a method (``aw_smac`` -> ``smac``): the report's and the random
+    stream's name (experiments/autoweka.py), so that a run proposes what it proposed before the
+    methods were configs."""
+    return method.removeprefix(METHOD_PREFIX)
+
+
+def in_table_units(loss: float, task: str) -> float:
+    """A loss in the seed's tables' units: error % for classification, RMSE for regression (the
+    losses are error rates and mean squared errors)."""
+    return float(loss) * 100.0 if task == "classification" else float(np.sqrt(loss))
+
+
+@functools.cache
+def seed_datasets() -> dict[str, Any]:
+    """``conf/autoweka/datasets.yaml``: the seed's datasets mapped to ours, by task."""
+    return yaml.safe_load((CONF_DIR / "autoweka" / "datasets.yaml").read_text())
+
+
+def experiment_profiles() -> dict[str, Any]:
+    """The profiles of ``conf/experiment/autoweka.yaml`` (their ``best_of`` and ``bootstrap``)."""
+    return yaml.safe_load((CONF_DIR / "experiment" / "autoweka.yaml").read_text())["profiles"]
+
+
+def run_files(folder: Path) -> list[Path]:
+    """The seed-004 results files below ``folder`` (a sweep's ``runs/`` or any folder)."""
+    return sorted(p for p in Path(folder).rglob("aw_*.parquet") if ".predictions" not in p.name)
+
+
+def load_summaries(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One summary row per finished seed-004 run below ``folder`` (method by its seed-004 name,
+    errors in the tables' units, its oracle points as a list) and every run's trajectory rows
+    (dataset, method, seed, wall seconds, CV estimate)."""
+    rows, trajectories = [], []
+    for path in run_files(folder):
+        try:
+            table = pd.read_parquet(path)
+            spec = json.loads(pq.read_schema(path).metadata[b"hpo.run_spec"])
+        except Exception as err:  # noqa: BLE001 - an unreadable file is named, not fatal
+            warnings.warn(f"skipping unreadable results file {path}: {err}", stacklevel=2)
+            continue
+        outcomes = table[table.row_type == "outcome"]
+        final = outcomes[outcomes.rule == "final"]
+        if final.empty:
+            continue
+        first, last = table.iloc[0], final.iloc[0]
+        task = str(first["task"])
+        method = seed_method(str(first["run_method"]))
+        factor = float(dict(spec.get("optimizer_settings") or {}).get("budget_factor", 1.0))
+        timed = spec.get("time_budget") is not None
+        oracle = outcomes[outcomes.rule == "oracle"]
+        rows.append(
+            {
+                "method": method,
+                "dataset": str(first["dataset"]),
+                "task": task,
+                "seed": int(first["seed"]),
+                "repetition": int(first["repetition"]),
+                "budget_seconds": (
+                    float(spec["time_budget"]) * factor if timed else spec["budget"] * factor
+                ),
+                "budget_kind": spec.get("time_budget_kind", "wall") if timed else "evaluations",
+                "learner": str(last["learner"]),
+                "base": "" if pd.isna(last["base"]) else str(last["base"]),
+                "fs_search": str(last["fs_search"]),
+                "fs_eval": "" if pd.isna(last["fs_eval"]) else str(last["fs_eval"]),
+                "incumbent": str(last["config"]),
+                "cv_error": in_table_units(last["incumbent_valid_loss"], task),
+                "test_error": in_table_units(last["test_error"], task),
+                "spearman": float(first["spearman"]),
+                "evaluations": int(first["evaluations"]),
+                "breaches": int(first["breaches"]),
+                "wall_seconds": float(first["wall_seconds"]),
+                "cpu_seconds": float(first["cpu_seconds"]),
+                "optimizer_seconds": float(first["optimizer_seconds_total"]),
+                "setup_seconds": float(first["setup_seconds"]),
+                "oracle_points": [
+                    {
+                        "config": str(o.config),
+                        "learner": str(o.learner),
+                        "cv_error": in_table_units(o.incumbent_valid_loss, task),
+                        "test_error": in_table_units(o.test_error, task),
+                        "seconds": float(o.fit_seconds),
+                        "evaluations": int(o.n_instances),
+                    }
+                    for o in oracle.itertuples()
+                ],
+            }
+        )
+        points = outcomes[outcomes.rule == "trajectory"]
+        trajectories.append(
+            pd.DataFrame(
+                {
+                    "dataset": str(first["dataset"]),
+                    "method": method,
+                    "seed": int(first["seed"]),
+                    "wall": points.elapsed_seconds.to_numpy(float),
+                    "estimate": points.incumbent_valid_loss.to_numpy(float),
+                }
+            )
+        )
     if not rows:
-        raise FileNotFoundError(f"no run summaries below {results_dir}")
-    return pd.DataFrame(rows)
+        raise FileNotFoundError(f"no finished seed-004 runs below {folder}")
+    return pd.DataFrame(rows), pd.concat(trajectories, ignore_index=True)
 
 
 def optimiser_time(summaries: pd.DataFrame) -> pd.DataFrame:
@@ -330,7 +436,9 @@ def selection_frequencies(summaries: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def trajectory_figure(results_dir: Path, summaries: pd.DataFrame, out: Path) -> Path | None:
+def trajectory_figure(
+    trajectories: pd.DataFrame, summaries: pd.DataFrame, out: Path
+) -> Path | None:
     """Incumbent CV estimate against wall seconds, median over runs and a 10-90 % band, one
     panel per dataset (Figs 4.10-4.11)."""
     import matplotlib
@@ -349,11 +457,11 @@ def trajectory_figure(results_dir: Path, summaries: pd.DataFrame, out: Path) -> 
             horizon = float(runs["budget_seconds"].max()) if len(runs) else 1.0
             grid = np.linspace(0, horizon, 60)
             for seed in runs.seed:
-                path = results_dir / dataset / f"{method}__seed{seed}__rep0.parquet"
-                if not path.exists():
-                    continue
-                frame = pd.read_parquet(path)
-                points = frame[frame.row_type == "trajectory"].sort_values("wall")
+                points = trajectories[
+                    (trajectories.dataset == dataset)
+                    & (trajectories.method == method)
+                    & (trajectories.seed == seed)
+                ].sort_values("wall")
                 if points.empty:
                     continue
                 index = np.searchsorted(points.wall.to_numpy(), grid, side="right") - 1
@@ -456,29 +564,30 @@ CLAIMS = [
 ]
 
 
-def write_report(
-    results_dir: Path,
+def sections(
+    folder: Path,
     out_dir: Path,
     datasets_config: Mapping,
     profile: Mapping,
     k: int,
     n_bootstrap: int,
     not_run: Mapping[str, str] | None = None,
-) -> Path:
-    """Write ``report.md`` (and its tables and figures) to ``out_dir``; ``not_run`` (seed
-    dataset -> why) is listed after the header."""
+) -> list[str]:
+    """The report's sections (title first) on the seed-004 runs below ``folder``, their tables
+    and figures written to ``out_dir``; ``not_run`` (dataset -> why) listed after the header."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    summaries = load_summaries(results_dir)
+    summaries, trajectories = load_summaries(folder)
     draws = {
         **bootstrap_all(summaries, k, n_bootstrap),
         **limited_grid_draws(summaries, k, n_bootstrap),
     }
     seed_names = seed_name_of(datasets_config)
+    budgets = summaries.groupby("budget_kind").budget_seconds.max()
+    budget = ", ".join(f"{b:g} {kind} s" for kind, b in budgets.items())
     sections = [
         "# Seed 004 (Thornton 2014, Auto-WEKA): our runs beside the seed's numbers",
         f"Profile: {profile.get('name', '?')}; {len(summaries)} runs; "
-        f"budget {profile.get('budget')} "
-        f"{profile.get('budget_kind')} seconds per run (the seed: 30 CPU hours = 108,000 s); "
+        f"budget per run {budget} (the seed: 30 CPU hours = 108,000 s); "
         f"best of {k} of {int(summaries.groupby(['dataset', 'method']).size().max())} runs, "
         f"{n_bootstrap} bootstrap draws; Welch's t-test at p = {ALPHA}. Columns `seed` are the "
         "SEED'S numbers (Thornton 2014), on the seed's dataset named beside ours; "
@@ -564,7 +673,7 @@ def write_report(
         "(SMAC, TPE, I/F-Race runs; Figs 4.1-4.7)\n\n"
         + (_md(frequencies, ".2f") if len(frequencies) else "no runs")
     )
-    figure = trajectory_figure(results_dir, summaries, out_dir)
+    figure = trajectory_figure(trajectories, summaries, out_dir)
     if figure is not None:
         sections.append(f"## Trajectories (Figs 4.10-4.11)\n\n![trajectories]({figure.name})")
     records = records_frame(run_claim(c, matrices) for c in CLAIMS)
@@ -605,6 +714,4 @@ def write_report(
         "of the method were recorded before it was measured).\n\n"
         + _md(overhead.reset_index(), ".3g")
     )
-    path = out_dir / "report.md"
-    path.write_text("\n\n".join(sections) + "\n")
-    return path
+    return sections

@@ -1,5 +1,6 @@
 """Chapter-3 inputs built on the engine's loaders: the thesis's two experiments, gp's hold-out
-curves (Fig 3.1, claim C3.14) and ranks per |D_TVS| bin (Fig 3.4)."""
+curves (Fig 3.1, claim C3.14), ranks per |D_TVS| bin (Fig 3.4) and the methods that ran fewer
+evaluations than their budget (grid search: the largest full grid within it)."""
 
 from __future__ import annotations
 
@@ -58,3 +59,25 @@ def ranks_by_size_bin(
     bins = pd.cut(sizes.reindex(scores.index), SIZE_BIN_EDGES, right=True, labels=list(labels))
     grouped = stats.per_dataset_ranks(scores).groupby(bins, observed=False)
     return grouped.mean(), grouped.size()
+
+
+def short_of_budget(outcomes: pd.DataFrame) -> pd.DataFrame:
+    """Methods whose runs evaluated fewer points than their budget: per (method, budget) the
+    most evaluations any of its runs made (its last iteration), only where that is below the
+    budget. Grid search evaluates the largest full grid within the budget,
+    ``floor(budget^(1/d))^d`` points for d hyperparameters (16 of 24 for C and gamma)."""
+    last = outcomes.groupby(["method", "budget"], observed=True)["iteration"].max()
+    short = last[last < last.index.get_level_values("budget")]
+    return short.rename("evaluations").reset_index()
+
+
+def budget_note(outcomes: pd.DataFrame) -> str:
+    """One sentence per method of :func:`short_of_budget` ("" when every method used its budget),
+    for the report and the figures that show those methods beside the others."""
+    notes = [
+        f"{row.method} ran {row.evaluations} evaluations, fewer than its budget of {row.budget}"
+        + (" (the largest full grid within the budget, floor(budget^(1/d))^d points for d "
+           "hyperparameters)" if row.method == "grid" else "")
+        for row in short_of_budget(outcomes).itertuples()
+    ]  # fmt: skip
+    return ("Note: " + "; ".join(notes) + ".") if notes else ""

@@ -16,29 +16,49 @@ reshuffled splits (``-r``), solid for fixed splits [thesis].
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis.figures import no_data, plot_series, shared_legend
+from analysis.figures import CURVE_METHODS, no_data, plot_series, shared_legend
 from analysis.load import PROTOCOL_LABELS
 from hpo.gp.model import GPPosterior
 from hpo.optimizers.base import Proposal
 from hpo.optimizers.bayes import GPEIOptimizer
-from hpo.space import Real, Space
+from hpo.space.search_space import Real, Space
 
 # ------------------------------------------------------------------------------------ Fig 3.3
 
 
+def rank_label(tables: Iterable[pd.DataFrame | None]) -> str:
+    """The rank axis's label: among how many methods the ranks are (the columns of the rank
+    tables) and how many of them are drawn (:data:`CURVE_METHODS`)."""
+    ranked = {table.shape[1] for table in tables if table is not None and not table.empty}
+    drawn = {
+        sum(m in table.columns for m in CURVE_METHODS)
+        for table in tables
+        if table is not None and not table.empty
+    }
+    if len(ranked) != 1 or len(drawn) != 1:
+        return "average rank (among each panel's methods)"
+    (k,), (shown,) = ranked, drawn
+    return f"average rank among {k} methods ({shown} drawn)"
+
+
 def figure_3_3(
-    errors: Mapping[str, pd.DataFrame], ranks: Mapping[str, pd.DataFrame], n_datasets: int
+    errors: Mapping[str, pd.DataFrame],
+    ranks: Mapping[str, pd.DataFrame],
+    n_datasets: int,
+    note: str = "",
 ) -> Figure:
     """Fig 3.3: columns = protocols; top = mean test error over datasets, bottom = average rank.
 
     ``errors[protocol]``: iteration × method mean test error in % (each method at its own
-    iterations); ``ranks[protocol]``: iteration × method average rank (at t = 6k and the last).
+    iterations); ``ranks[protocol]``: iteration × method average rank (at t = 6k and the last)
+    among all its columns, of which the :data:`CURVE_METHODS` are drawn. ``note``: a line
+    printed above the panels (e.g. that grid search ran fewer evaluations than the budget).
     """
     figure = Figure(figsize=(10, 7), layout="constrained")
     axes = figure.subplots(2, 2, sharex="col", squeeze=False)
@@ -56,7 +76,9 @@ def figure_3_3(
             ax.grid(alpha=0.3)
         bottom.set_xlabel("number of function evaluations")
     axes[0, 0].set_ylabel(f"mean test error (%) over {n_datasets} datasets")
-    axes[1, 0].set_ylabel("average rank (among all Table 3.1 methods)")
+    axes[1, 0].set_ylabel(rank_label(ranks.values()))
+    if note:
+        figure.suptitle(note, fontsize=8, wrap=True)
     shared_legend(figure, axes.ravel())
     return figure
 
@@ -82,7 +104,7 @@ def figure_3_4(bin_ranks: Mapping[str, pd.DataFrame], bin_counts: pd.Series) -> 
         ax.set_xticks(range(len(labels)), labels)
         ax.set_xlabel("|D_TVS| (training + validation data)")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("average rank (among all Table 3.1 methods)")
+    axes[0].set_ylabel(rank_label(bin_ranks.values()))
     shared_legend(figure, axes)
     return figure
 
@@ -90,28 +112,47 @@ def figure_3_4(bin_ranks: Mapping[str, pd.DataFrame], bin_counts: pd.Series) -> 
 # ------------------------------------------------------------------------------------ Fig 3.1
 
 
+def _error_limits(errors: pd.DataFrame) -> tuple[float, float]:
+    """y limits holding every value of ``errors`` with a margin (not below 0)."""
+    low, high = errors.stack().agg(["min", "max"])
+    pad = max(0.5, 0.1 * (high - low))
+    return max(0.0, low - pad), high + pad
+
+
 def figure_3_1(curve: pd.DataFrame, dataset: str, repetitions: int) -> Figure:
     """Fig 3.1: ``gp``, hold-out, one dataset; columns iteration, valid_error, test_error (%).
 
-    The y axis spans the errors after the first tenth of the run, so that the first, poor
-    incumbents do not hide the gap between validation and test error.
+    Every panel's y axis holds all it draws. When the first, poor incumbents would squash the
+    rest (the whole range over twice that of the run after its first tenth), a second panel
+    below zooms on the run after its first tenth, where the gap between validation and test
+    error shows.
     """
     figure = Figure(figsize=(6, 4), layout="constrained")
-    ax = figure.add_subplot()
+    columns = ["valid_error", "test_error"]
+    tail = curve[curve["iteration"] > curve["iteration"].max() / 10]
+    zoom = not tail.empty and np.ptp(curve[columns].to_numpy()) > 2 * max(
+        np.ptp(tail[columns].to_numpy()), 0.5
+    )
+    if zoom:
+        figure.set_figheight(6)
+    axes = figure.subplots(2 if zoom else 1, 1, squeeze=False)[:, 0]
     if curve.empty:
-        no_data(ax, f"gp hold-out results for {dataset}")
-    else:
-        ax.step(curve["iteration"], curve["valid_error"], where="post", label="validation error")
-        ax.step(curve["iteration"], curve["test_error"], where="post", label="test error")
-        tail = curve[curve["iteration"] > curve["iteration"].max() / 10]
-        low, high = tail[["valid_error", "test_error"]].stack().agg(["min", "max"])
-        pad = max(0.5, 0.25 * (high - low))
-        ax.set_ylim(max(0.0, low - pad), high + pad)
-        ax.legend()
-    ax.set_title(f"gp, hold-out, {dataset} (mean over {repetitions} repetitions)")
-    ax.set_xlabel("number of function evaluations")
-    ax.set_ylabel("error of the incumbent (%)")
-    ax.grid(alpha=0.3)
+        no_data(axes[0], f"gp hold-out results for {dataset}")
+    for ax, part in zip(axes, (curve, tail), strict=False):
+        if part.empty:
+            break
+        ax.step(part["iteration"], part["valid_error"], where="post", label="validation error")
+        ax.step(part["iteration"], part["test_error"], where="post", label="test error")
+        ax.set_ylim(*_error_limits(part[columns]))
+        ax.set_ylabel("error of the incumbent (%)")
+        ax.grid(alpha=0.3)
+    axes[0].set_title(f"gp, hold-out, {dataset} (mean over {repetitions} repetitions)")
+    if not curve.empty:
+        axes[0].legend()
+    if zoom:
+        axes[1].set_title("after the first tenth of the evaluations (zoom)", fontsize=9)
+    axes[-1].set_xlabel("number of function evaluations")
+    axes[0].set_ylabel("error of the incumbent (%)")
     return figure
 
 

@@ -23,7 +23,7 @@ import pandas as pd
 
 from analysis import cd_diagram, load, render, stats
 from analysis.chapter3 import claims, data, thesis
-from analysis.claims import claims_display
+from analysis.claims import UNDERPOWERED_NOTE, claims_display
 from analysis.plugins import ReportContext
 from analysis.render import format_number
 
@@ -133,6 +133,9 @@ def summary_section(inputs: Inputs, write: render.TableWriter) -> str:
         "published numbers; columns marked *ours* are computed from these results. Our ranks "
         "are among the methods present here (a missing method changes the scale).\n"
     )
+    note = data.budget_note(inputs.outcomes)
+    if note:
+        parts.append(note + "\n")
     for experiment, table in EXPERIMENTS.items():
         for protocol in load.PROTOCOLS:
             numbers = summary_numbers(inputs, experiment, protocol)
@@ -185,7 +188,8 @@ def claims_section(inputs: Inputs, write: render.TableWriter) -> str:
         "## 2. Claims checklist (thesis §3.3.2, §3.4.2)\n\n"
         f"{len(frame)} claims: {tally}. *Reproduced* = every condition of the proposition holds "
         "on our results (significance: two-sided Wilcoxon p < 0.05 across datasets, as the "
-        "thesis's bold+underlined cells); the thesis column quotes the thesis and its table.\n\n"
+        "thesis's bold+underlined cells); the thesis column quotes the thesis and its table. "
+        f"{UNDERPOWERED_NOTE}\n\n"
         + write(display, "claims", "Chapter-3 claims: thesis vs ours", data=frame)
     )
 
@@ -350,13 +354,15 @@ def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None
     figure_set = render.FigureSet(out_dir)
     errors, ranks = _curve_tables(inputs)
     n_datasets = max((len(s) for (_, e), s in inputs.experiments.items() if e == "main"), default=0)
+    note = data.budget_note(inputs.outcomes)
     figure_set.add(
-        _drawn("figure_3_3", errors, ranks, n_datasets),
+        _drawn("figure_3_3", errors, ranks, n_datasets, note),
         "fig3_3_convergence",
         "Fig 3.3 (ours): mean test error (top) and average rank (bottom) vs function evaluations; "
-        "ranks among all Table 3.1 methods present, at t = 6k and the last t (thesis §3.3.1; "
+        "ranks among all the Table 3.1 methods present (the axis says how many), of which the "
+        "six series of the thesis's figure are drawn, at t = 6k and the last t (thesis §3.3.1; "
         "[decide], docs/deviations.md). "
-        "Colour = base optimiser, dashed = reshuffled (-r).",
+        "Colour = base optimiser, dashed = reshuffled (-r)." + (f" {note}" if note else ""),
         {
             **{f"error_{p}": e for p, e in errors.items()},
             **{f"rank_{p}": r for p, r in ranks.items()},
@@ -366,7 +372,8 @@ def figures_section(inputs: Inputs, out_dir: Path, requested_dataset: str | None
     figure_set.add(
         _drawn("figure_3_4", bin_ranks, counts),
         "fig3_4_rank_by_size",
-        "Fig 3.4 (ours): average rank (among all Table 3.1 methods present) per |D_TVS| bin "
+        "Fig 3.4 (ours): average rank (among all the Table 3.1 methods present, six drawn) per "
+        "|D_TVS| bin "
         "(thesis bins 1–133–455–1403–1e5).",
         bin_ranks,
     )
@@ -487,12 +494,13 @@ def _methods_line(inputs: Inputs) -> Iterable[str]:
 
 
 def title_section(inputs: Inputs) -> str:
+    note = data.budget_note(inputs.outcomes)
     return (
         "# Chapter 3 reproduction report\n\n"
         f"Results: `{inputs.source}` — {_scale_sentence(inputs.outcomes)}; the thesis: "
         f"{THESIS_SCALE}. With few datasets the ranks, win rates and Wilcoxon tests below have "
         "little power: read them as a check of the pipeline unless the results cover the 118 "
-        "datasets. Details of the data in section 7.\n"
+        "datasets. Details of the data in section 7." + (f" {note}" if note else "") + "\n"
     )
 
 

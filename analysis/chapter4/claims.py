@@ -7,8 +7,9 @@ averaged over repetitions, complete (``analysis.chapter4.data.thesis_scores``). 
 and Nemenyi are among the thesis's methods of the table, as in the thesis.
 
 Statuses as Chapter 3's: *reproduced* when every condition holds, *not reproduced* naming the
-failing ones, *not evaluated* when a table or method is missing or a "no significant difference"
-cannot be decided (fewer than 6 datasets). "Significantly better" = a positive win/loss count
+failing ones, *not evaluated* when a table or method is missing or a test (Wilcoxon, Friedman,
+Nemenyi) cannot reach alpha with the datasets at hand (*underpowered*, the engine's rule
+``analysis.claims.power``). "Significantly better" = a positive win/loss count
 and a two-sided Wilcoxon p < alpha across datasets (``analysis.claims.ScoreSetting``), the
 thesis's bold p-values of Tables 4.3 and 4.5.
 
@@ -24,15 +25,16 @@ from collections.abc import Callable, Mapping
 
 import pandas as pd
 
-from analysis import stats
 from analysis.chapter4.data import lowest_error_counts
 from analysis.chapter4.thesis import SKLEARN, SVM
 from analysis.claims import (
     Claim,
     ClaimRecord,
+    Condition,
     MissingInput,
     Outcome,
     ScoreSetting,
+    decided,
     records_frame,
     run_claim,
 )
@@ -68,15 +70,7 @@ def _ranks_text(s: ScoreSetting, methods: tuple[str, ...]) -> str:
 
 def _friedman(space: str) -> Callable[[Inputs], Outcome]:
     def evaluate(inputs: Inputs) -> Outcome:
-        s = inputs.setting(space)
-        result = stats.friedman(s.scores)
-        k, n = s.scores.shape[1], s.scores.shape[0]
-        return Outcome(
-            f"χ² = {result.statistic:.2f} (k = {k}, N = {n}), p = {result.pvalue:.3g}",
-            [(f"Friedman p < {inputs.alpha}", result.pvalue < inputs.alpha)],
-            statistic=result.statistic,
-            p_value=result.pvalue,
-        )
+        return inputs.setting(space).friedman()
 
     return evaluate
 
@@ -109,22 +103,19 @@ def _c4_1(inputs: Inputs) -> Outcome:
     )
 
 
-def _nemenyi(s: ScoreSetting, alpha: float) -> float:
-    return stats.nemenyi_critical_difference(s.scores.shape[1], len(s.scores), alpha)
-
-
 def _c4_6(inputs: Inputs) -> Outcome:
     s = inputs.setting(SVM, "EO", "EO-post", "BO-post", "BO-best")
-    cd = _nemenyi(s, inputs.alpha)
+    cd, weak = s.nemenyi()
 
     def gap(a: str, b: str) -> float:
         return abs(s.rank(a) - s.rank(b))
 
-    conditions: list[tuple[str, bool | None]] = [
-        (f"|R({m}) − R(BO-best)| > CD", gap(m, "BO-best") > cd) for m in ("EO", "EO-post")
+    conditions: list[tuple[str, Condition]] = [
+        (f"|R({m}) − R(BO-best)| > CD", decided(weak, gap(m, "BO-best") > cd))
+        for m in ("EO", "EO-post")
     ]
     conditions += [
-        (f"|R(BO-post) − R({m})| ≤ CD", gap("BO-post", m) <= cd)
+        (f"|R(BO-post) − R({m})| ≤ CD", decided(weak, gap("BO-post", m) <= cd))
         for m in ("BO-best", "EO-post", "EO")
     ]
     return Outcome(
@@ -176,12 +167,12 @@ def _c4_8(inputs: Inputs) -> Outcome:
 
 def _c4_14(inputs: Inputs) -> Outcome:
     s = inputs.setting(SKLEARN, *EO_VARIANTS, "RS-best", "CMA")
-    cd = _nemenyi(s, inputs.alpha)
+    cd, weak = s.nemenyi()
     return Outcome(
         f"CD = {cd:.3f} (k = {s.scores.shape[1]}, N = {len(s.scores)}); "
         + _ranks_text(s, (*EO_VARIANTS, "RS-best", "CMA")),
         [
-            (f"R({other}) − R({eo}) > CD", s.rank(other) - s.rank(eo) > cd)
+            (f"R({other}) − R({eo}) > CD", decided(weak, s.rank(other) - s.rank(eo) > cd))
             for eo in EO_VARIANTS
             for other in ("RS-best", "CMA")
         ],

@@ -57,7 +57,7 @@ from hpo.ensembles.losses import loss_of_votes
 from hpo.gp.model import GPPosterior
 from hpo.optimizers.base import Proposal
 from hpo.optimizers.bayes import GPEIOptimizer
-from hpo.space import Real, Space
+from hpo.space.search_space import Real, Space
 
 LOSS_LABELS = {
     "zero_one": "zero-one ℓ01",
@@ -479,8 +479,8 @@ def _members(run: pd.DataFrame, models: np.ndarray, method: str | None) -> tuple
 
 
 def dataset_labels(run_file: Path, data_dir: str | None = None) -> np.ndarray:
-    """Labels ``[y; y_test]`` of the run's dataset (``hpo.datasets.load_dataset``)."""
-    from hpo.datasets import load_dataset
+    """Labels ``[y; y_test]`` of the run's dataset (``hpo.data.catalog.load_dataset``)."""
+    from hpo.data.catalog import load_dataset
 
     run = pd.read_parquet(run_file, columns=["dataset"])
     data = load_dataset(str(run["dataset"].iloc[0]), data_dir)

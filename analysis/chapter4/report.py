@@ -23,7 +23,7 @@ import pandas as pd
 from analysis import cd_diagram, render, stats
 from analysis.chapter4 import claims, data, figures, thesis
 from analysis.chapter4.thesis import ERROR_TABLES, SPACES, WILCOXON_TABLES
-from analysis.claims import claims_display
+from analysis.claims import UNDERPOWERED_NOTE, claims_display
 from analysis.plugins import ReportContext
 from analysis.thesis_comparison import wilcoxon_beside_thesis
 
@@ -210,7 +210,7 @@ def claims_section(inputs: Inputs, write: render.TableWriter) -> str:
         f"{len(frame)} claims: {tally}. *Reproduced* = every condition holds on our results "
         "(significance: two-sided Wilcoxon p < 0.05 across datasets with a positive win/loss "
         "count; ranks, Friedman and Nemenyi among the thesis's methods of the table); the "
-        "thesis column quotes the thesis and its table.\n\n"
+        f"thesis column quotes the thesis and its table. {UNDERPOWERED_NOTE}\n\n"
         + write(display, "claims", "Chapter-4 claims: thesis vs ours", data=frame)
     )
 

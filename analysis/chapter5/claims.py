@@ -9,9 +9,10 @@ average-rank-vs-iteration curve on test error (Fig 5.7, right). Ranks, Friedman 
 among the thesis's methods of the table, as in the thesis.
 
 Statuses as Chapter 3's: *reproduced* when every condition holds, *not reproduced* naming the
-failing ones, *not evaluated* when an input or method is missing or a "no significant
-difference" cannot be decided (fewer than 6 datasets, or fewer than 6 repetitions for the
-per-dataset tests of C5.9). "Significantly better" = a positive win/loss count and a two-sided
+failing ones, *not evaluated* when an input or method is missing or a test cannot reach alpha
+with the data at hand (*underpowered*, the engine's rule ``analysis.claims.power``: the datasets
+of a Wilcoxon, Friedman or Nemenyi test, the repetitions of C5.9's per-dataset Wilcoxon tests).
+"Significantly better" = a positive win/loss count and a two-sided
 Wilcoxon p < alpha across datasets (``analysis.claims.ScoreSetting``).
 
 Readings where the claim leaves room (each visible in the record's conditions): "best",
@@ -29,14 +30,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis import stats
 from analysis.claims import (
-    MIN_DATASETS_FOR_NO_DIFFERENCE,
     Claim,
     ClaimRecord,
+    Condition,
     MissingInput,
     Outcome,
     ScoreSetting,
+    decided,
+    power,
     records_frame,
     run_claim,
 )
@@ -95,13 +97,13 @@ def _c5_1(inputs: Inputs) -> Outcome:
 def _c5_2(inputs: Inputs) -> Outcome:
     s = inputs.setting(BEST, *OTHERS)
     others = [m for m in OTHERS if m != "GP-matern-ls"]
-    conditions: list[tuple[str, bool | None]] = [
+    conditions: list[tuple[str, Condition]] = [
         (f"{BEST} significantly better than {m}", s.significantly_better(BEST, m)) for m in others
     ]
     conditions.append(
         (f"{BEST} vs GP-matern-ls not significant", s.not_significant(BEST, "GP-matern-ls"))
     )
-    beaten = sum(bool(holds) for _, holds in conditions[:-1])
+    beaten = sum(s.significant(BEST, m) and s.count(BEST, m) > 0 for m in others)
     return Outcome(
         f"significantly better than {beaten}/{len(others)}; {s.pair(BEST, 'GP-matern-ls')}",
         conditions,
@@ -112,7 +114,7 @@ def _c5_2(inputs: Inputs) -> Outcome:
 def _c5_3(inputs: Inputs) -> Outcome:
     others = [m for m in OTHERS if m != "Spearmint"] + [BEST]
     s = inputs.setting("Spearmint", *others)
-    conditions: list[tuple[str, bool | None]] = [
+    conditions: list[tuple[str, Condition]] = [
         (
             "Spearmint has the worst rank",
             bool(s.rank("Spearmint") > s.ranks.drop("Spearmint").max()),
@@ -146,7 +148,7 @@ def _pairwise(
 def _c5_5(inputs: Inputs) -> Outcome:
     bases = ("GP-matern", "GP-cond", "GP-laplace")
     s = inputs.setting(*bases, *(f"{b}-ls" for b in bases))
-    conditions: list[tuple[str, bool | None]] = [
+    conditions: list[tuple[str, Condition]] = [
         (f"R({b}-ls) < R({b})", s.rank(f"{b}-ls") < s.rank(b)) for b in bases
     ]
     conditions += [
@@ -163,25 +165,21 @@ def _c5_5(inputs: Inputs) -> Outcome:
 
 
 def _c5_6(inputs: Inputs) -> Outcome:
-    s = inputs.setting()
-    result = stats.friedman(s.scores)
-    n, k = s.scores.shape
-    return Outcome(
-        f"χ² = {result.statistic:.2f} (k = {k}, N = {n}), p = {result.pvalue:.3g}",
-        [(f"Friedman p < {inputs.alpha}", result.pvalue < inputs.alpha)],
-        statistic=result.statistic,
-        p_value=result.pvalue,
-    )
+    return inputs.setting().friedman()
 
 
 def _c5_7(inputs: Inputs) -> Outcome:
     s = inputs.setting("RS", BEST)
     n, k = s.scores.shape
-    cd = stats.nemenyi_critical_difference(k, n, inputs.alpha)
+    cd, weak = s.nemenyi()
     gaps = (s.rank("RS") - s.ranks).drop("RS")
     beyond = sorted(gaps[gaps > cd].index)
-    conditions: list[tuple[str, bool | None]] = [(f"R(RS) − R({BEST}) > CD", bool(gaps[BEST] > cd))]
-    conditions += [(f"R(RS) − R({m}) ≤ CD", bool(gaps[m] <= cd)) for m in gaps.index if m != BEST]
+    conditions: list[tuple[str, Condition]] = [
+        (f"R(RS) − R({BEST}) > CD", decided(weak, gaps[BEST] > cd))
+    ]
+    conditions += [
+        (f"R(RS) − R({m}) ≤ CD", decided(weak, gaps[m] <= cd)) for m in gaps.index if m != BEST
+    ]
     return Outcome(
         f"CD = {cd:.3f} (k = {k}, N = {n}); R(RS) − R({BEST}) = {gaps[BEST]:.2f}; "
         f"beyond the CD: {', '.join(beyond) or 'none'}",
@@ -198,9 +196,9 @@ def _c5_9(inputs: Inputs) -> Outcome:
     if absent:
         raise MissingInput(f"per-dataset marks lack {absent}")
     counts = marks.fillna(False).astype(bool).sum()
-    decidable = inputs.repetitions >= MIN_DATASETS_FOR_NO_DIFFERENCE
-    none_better = bool(counts[BEST] == 0) if decidable else None
-    most = bool(counts["Spearmint"] > counts.drop("Spearmint").max()) if decidable else None
+    weak = power("wilcoxon", inputs.repetitions, inputs.alpha)
+    none_better = decided(weak, counts[BEST] == 0)
+    most = decided(weak, counts["Spearmint"] > counts.drop("Spearmint").max())
     text = ", ".join(f"{m} {int(c)}" for m, c in counts.sort_values(ascending=False).items())
     return Outcome(
         f"significantly worse than the best on: {text} (of {len(marks)} datasets, "

@@ -6,7 +6,8 @@ Method names: the results spell the eleven methods of Table 5.2 as the thesis do
 Chapter 3's ``rs`` and ``cma``, shown as RS and CMA (:data:`DISPLAY_NAMES`); Table 5.3's
 "GP-matern-noimp." is GP-matern-noimpute.
 
-Datasets: Table 5.2's 24 columns are the 18 UCI datasets (``hpo.datasets.CHAPTER45_UCI``) and the
+Datasets: Table 5.2's 24 columns are the 18 UCI datasets (``hpo.data.catalog.CHAPTER45_UCI``) and
+the
 OpenML ids 46, 184, 389, 772, 917, 1049 (named ``openml:<id>`` in the runs). Offline, the sweep runs
 OpenML 46 and 184 on UCI-121 substitutes under the substitute's name (and records a note, see
 ``analysis.report.dataset_notes``); :data:`SUBSTITUTES` maps them to their column [decide]. A
@@ -27,7 +28,7 @@ from analysis.thesis_comparison import significantly_worse_than_best
 
 DISPLAY_NAMES = {"rs": "RS", "cma": "CMA", "GP-matern-noimp.": "GP-matern-noimpute"}
 # The UCI-121 dataset a Table 5.2 column is run on when its OpenML copy is not available offline
-# (``hpo.datasets.OPENML_SUBSTITUTES``: openml:46 -> molec-biol-splice, openml:184 ->
+# (``hpo.data.catalog.OPENML_SUBSTITUTES``: openml:46 -> molec-biol-splice, openml:184 ->
 # chess-krvk). chess-krvk is also the ``ches`` column: its runs then fill both columns and count
 # once in every statistic (one dataset, one row of the score table).
 SUBSTITUTES = {"molec-biol-splice": "46", "chess-krvk": "184"}

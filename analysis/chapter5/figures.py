@@ -7,7 +7,8 @@ Every function returns a ``matplotlib.figure.Figure`` (no pyplot state, any back
 * Figs 5.2, 5.3, 5.5 — kernels' covariance on the dummy space of thesis §5.4 (spec ch4-6 §2.6):
   a choice among 3 classifiers and one real parameter per classifier (d = 4), n = 100 points
   uniform in [0, 1]^4, the choice snapped to its category, points sorted by choice. The space is
-  a real ``hpo.space.Space`` (:func:`dummy_space`, built by ``hpo.space.space_from_config``) and
+  a real ``hpo.space.search_space.Space`` (:func:`dummy_space`, built by
+  ``hpo.space.search_space.space_from_config``) and
   the kernels are the GP engine's (``hpo.gp.kernels``: ``SquaredExponential``, ``Conditional``,
   ``Laplace``), not re-implementations:
 
@@ -38,7 +39,7 @@ from matplotlib.figure import Figure
 
 from analysis.figures import no_data
 from hpo.gp.kernels import Conditional, Kernel, Laplace, SquaredExponential
-from hpo.space import Space, space_from_config
+from hpo.space.search_space import Space, space_from_config
 
 # ------------------------------------------------------------------------ Figs 5.2, 5.3, 5.5
 

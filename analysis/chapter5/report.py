@@ -23,7 +23,7 @@ import pandas as pd
 
 from analysis import cd_diagram, render, stats
 from analysis.chapter5 import claims, data, figures, thesis
-from analysis.claims import claims_display
+from analysis.claims import UNDERPOWERED_NOTE, claims_display
 from analysis.figures import NOT_DRAWN
 from analysis.plugins import ReportContext
 from analysis.thesis_comparison import wilcoxon_beside_thesis
@@ -339,7 +339,8 @@ def kernels_section(out_dir: Path) -> str:
     )
     return (
         "## 7. Kernel illustrations: Figs 5.2, 5.3, 5.5 (thesis §5.4)\n\n"
-        "Drawn with the GP engine's kernels on a space built by `hpo.space.space_from_config` "
+        "Drawn with the GP engine's kernels on a space built by "
+        "`hpo.space.search_space.space_from_config` "
         "(seed 0); they need no results. **Not drawn:** the Mondrian kernel (Fig 5.5 left, "
         "Fig 5.4) — the GP engine does not provide it (`docs/gp-chapter5.md`); Fig 5.1 is a "
         "diagram.\n\n" + "\n".join(figure_set.markdown)
@@ -371,9 +372,8 @@ def claims_section(inputs: Inputs, write: render.TableWriter) -> str:
         f"{len(frame)} claims: {tally}. *Reproduced* = every condition holds on our results "
         "(significance: two-sided Wilcoxon p < 0.05 across datasets with a positive win/loss "
         "count; ranks, Friedman and Nemenyi among the thesis's methods); *not evaluated* = an "
-        'input is missing or a "no significant difference" cannot be decided (fewer than 6 '
-        "datasets, or 6 repetitions for the per-dataset tests). The thesis column quotes the "
-        "thesis and its table.\n\n"
+        "input is missing or a condition cannot be decided. The thesis column quotes the thesis "
+        f"and its table. {UNDERPOWERED_NOTE}\n\n"
         + write(display, "claims", "Chapter-5 claims: thesis vs ours", data=frame)
     )
 

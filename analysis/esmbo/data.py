@@ -9,7 +9,7 @@ Per-example losses are rebuilt from each run's predictions sidecar (``prediction
 test predictions of every retrained member, combined as the run scored the choice (one member:
 its predictions; several: the weighted majority vote with ties to the lowest label, or for
 regression the weighted mean), against the dataset's targets (loaded through
-:mod:`hpo.datasets`). The mean of these losses is the run's ``test_error`` (checked).
+:mod:`hpo.data.catalog`). The mean of these losses is the run's ``test_error`` (checked).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import layout
-from hpo.datasets import load_dataset
+from hpo.data.catalog import load_dataset
 from hpo.ensembles import majority_vote
 from hpo.tasks import REGRESSION, example_losses, task_of_targets
 

@@ -16,10 +16,12 @@ import pandas as pd
 
 from analysis import bayes_comparison as bc
 from analysis.claims import (
-    MIN_DATASETS_FOR_NO_DIFFERENCE,
     Claim,
     MissingInput,
     Outcome,
+    Underpowered,
+    decided,
+    power,
     records_frame,
     run_claim,
 )
@@ -42,9 +44,6 @@ FIGURE_PAIRS = (("ESMBO", "SMBO"), ("ESMBO", "ERS"), ("ERS", "RS"), ("SMBO", "RS
 EASY_SPACES, HARD_SPACES = ("rf", "rf_regression", "gbr", "gbc"), ("svr", "mlp")
 SIGNIFICANT = 0.9  # PB "significant" (•) and the sign test's 0.05
 SEED = 0  # the Bayesian bootstrap of regression p_j
-# "not significantly different" is undecided (claim not evaluated) on fewer datasets, as the
-# claims engine's Wilcoxon rule (analysis.claims.MIN_DATASETS_FOR_NO_DIFFERENCE)
-FEW_DATASETS = MIN_DATASETS_FOR_NO_DIFFERENCE
 
 
 @dataclass
@@ -180,13 +179,19 @@ def _significantly_better(result: SpaceResult, a: str, b: str) -> bool:
     return bool(cell.pb > SIGNIFICANT or cell.sign_p < 0.05)
 
 
+def _sign_power(result: SpaceResult) -> Underpowered | None:
+    """The engine's power rule for the one-sided sign test over the space's datasets: a finding
+    of "no significant difference" needs a test that could have found one."""
+    return power("sign-one-sided", result.n_datasets, 0.05)
+
+
 def never_beaten(results: dict[str, SpaceResult]) -> Outcome:
     spaces = _spaces(results, tuple(SPACES))
     conditions = []
     for r in spaces:
         _needs_pb(r)
         beaters = [m for m in PAPER_ORDER if m != "ESMBO" and _significantly_better(r, m, "ESMBO")]
-        holds = None if beaters == [] and r.n_datasets < FEW_DATASETS else not beaters
+        holds = decided(_sign_power(r) if not beaters else None, not beaters)
         conditions.append((f"{r.part}: nothing beats ESMBO (beaten by {beaters})", holds))
     return Outcome(
         "; ".join(f"{r.part} {format_number(r.ranks()['ESMBO'])}" for r in spaces), conditions
@@ -211,7 +216,7 @@ def close_to_ers_on_easy(results: dict[str, SpaceResult]) -> Outcome:
         rho = r.cell("ESMBO", "ERS").rho
         values.append(f"{r.part} ρ={rho:.2f}")
         apart = _significantly_better(r, "ESMBO", "ERS") or _significantly_better(r, "ERS", "ESMBO")
-        holds = None if not apart and r.n_datasets < FEW_DATASETS else not apart
+        holds = decided(_sign_power(r) if not apart else None, not apart)
         conditions.append((f"{r.part}: no significant ESMBO-ERS difference", holds))
     return Outcome("; ".join(values), conditions)
 
@@ -224,7 +229,7 @@ def wins_on_hard(results: dict[str, SpaceResult]) -> Outcome:
         for other in others:
             cell = r.cell("ESMBO", other)
             values.append(f"{r.part} vs {other}: ρ={cell.rho:.2f} PB={cell.pb:.2f}")
-            ok = bool(cell.pb > SIGNIFICANT and cell.sign_p < 0.05)
+            ok = decided(_sign_power(r), cell.pb > SIGNIFICANT and cell.sign_p < 0.05)
             conditions.append((f"{r.part}: ESMBO significantly beats {other} (both tests)", ok))
     return Outcome("; ".join(values), conditions)
 

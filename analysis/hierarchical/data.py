@@ -1,5 +1,5 @@
 """What the seed-003 report reads (Bermúdez-Chacón 2014, §3.5 and §5): the model-selection
-stage's rows of every run (``row_type == "selection"``, :mod:`hpo.selection_stage`), and
+stage's rows of every run (``row_type == "selection"``, :mod:`hpo.significance.stage`), and
 Table 5.1 computed from them.
 
 Per (dataset, method): *Default Worst/Best* are the lowest and highest mean hold-out index of the
@@ -20,7 +20,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from analysis import layout
-from hpo.datasets import SEED003_DATASETS
+from hpo.data.catalog import SEED003_DATASETS
 
 METHOD_NAMES = {"hrs": "HRS", "pds": "PDS", "hypercube": "HC"}  # §3.4 (a), (c), (b)
 # our learner -> the seed's name (Appendix A; "StochasicGradientDescent" sic)
@@ -43,11 +43,21 @@ SEED_FAMILY = {
     "passive_aggressive": "PassiveAggressive",
     "gaussian_nb": "GaussianNB",
 }
-# the name run -> the seed's name (hpo.datasets.SEED003_DATASETS)
+# the name run -> the seed's name (hpo.data.catalog.SEED003_DATASETS)
 # (scikit-learn's iris and wine are the same UCI data sets as UCI-121's: runs on them, e.g. in
 # the tests, are reported under the seed's names too)
 SEED_NAME_OF = {run: seed for seed, (run, _) in SEED003_DATASETS.items() if run is not None}
 SEED_NAME_OF |= {"sklearn-iris": "iris", "sklearn-wine": "wine"}
+
+
+def dataset_label(run_name: str) -> str:
+    """The one name a dataset has in the report, its tables, figures and file names: the seed's
+    name, with the name it runs as in parentheses only where the two differ (``tae
+    (teaching)``, ``iris``)."""
+    seed_name = SEED_NAME_OF.get(run_name, run_name)
+    return seed_name if seed_name == run_name else f"{seed_name} ({run_name})"
+
+
 COLUMNS = (
     "dataset",
     "method",
@@ -131,7 +141,7 @@ def cost_table(rows: pd.DataFrame) -> pd.DataFrame:
     runs = rows.drop_duplicates(["dataset", "method"])
     table = pd.DataFrame(
         {
-            "dataset": runs["dataset"].to_numpy(),
+            "dataset": runs["dataset"].map(dataset_label).to_numpy(),
             "method": runs["method"].map(lambda m: METHOD_NAMES.get(m, m)).to_numpy(),
             "run s": runs["run_seconds"].to_numpy(dtype=float),
             "stage s": runs["selection_stage_seconds"].to_numpy(dtype=float),

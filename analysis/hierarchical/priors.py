@@ -4,7 +4,8 @@ and Fig 5.3: the SVM's ``gamma`` per signature (kernel, shrinking).
 The sweep's ``priors`` part evaluates the SVM's subtree on each dataset (hierarchical random
 search, the performance index; ``conf/experiment/hierarchical.yaml``). Here the evaluations are
 read back, dataset after dataset in the order of the datasets' names, and offered to
-:func:`hpo.prior_learning.learn_general_priors`: a value is accepted with probability equal to its
+:func:`hpo.space.prior_learning.learn_general_priors`: a value is accepted with probability equal
+to its
 index (1 − the validation loss), then COMBINEd and SIMPLIFYed into its signature's mixture. The
 learned mixtures are written as a prior file (``learned_priors.yaml``, loadable by ``pds``:
 ``optimizer.settings.priors``) and drawn as Fig 5.3, and the seed's conclusion ("shrinking does
@@ -26,7 +27,7 @@ from matplotlib.figure import Figure
 
 from analysis import layout
 from analysis.claims import Claim, MissingInput, Outcome
-from hpo.prior_learning import LearnedPrior, general_prior_file, learn_general_priors
+from hpo.space.prior_learning import LearnedPrior, general_prior_file, learn_general_priors
 
 PART = "priors"
 PARAMETER = "svm__gamma"

@@ -16,11 +16,11 @@ import pandas as pd
 import yaml
 from matplotlib.figure import Figure
 
-from analysis.claims import claims_display, records_frame, run_claim
+from analysis.claims import UNDERPOWERED_NOTE, claims_display, records_frame, run_claim
 from analysis.hierarchical import claims, data, priors, seed
 from analysis.plugins import ReportContext
 from analysis.render import FigureSet, format_number, tables_dir
-from hpo.datasets import SEED003_DATASETS
+from hpo.data.catalog import SEED003_DATASETS
 
 TIED_COLOUR, OTHER_COLOUR, DEFAULT_COLOUR = "tab:blue", "0.45", "0.7"
 
@@ -46,7 +46,7 @@ def dataset_section(rows: pd.DataFrame, context: ReportContext) -> str:
     return (
         "## Datasets (Appendix B)\n\n"
         "Every set of the seed, mapped to what the framework has offline "
-        "(`hpo.datasets.SEED003_DATASETS`); none is dropped silently.\n\n"
+        "(`hpo.data.catalog.SEED003_DATASETS`); none is dropped silently.\n\n"
         + context.write(table, "hierarchical_datasets", "Appendix B's datasets and what ran")
     )
 
@@ -57,13 +57,14 @@ def table_beside_seed(ours: pd.DataFrame) -> pd.DataFrame:
     columns = ["default worst", "default best", "optimized", "boost %", "family"]
     rows = []
     for dataset, frame in ours.groupby("dataset", sort=False):
+        label = data.dataset_label(str(frame["run as"].iloc[0]))
         for record in frame.to_dict("records"):
-            rows.append({"dataset": dataset, "source": f"ours, {record['method']}", **record})
+            rows.append({**record, "dataset": label, "source": f"ours, {record['method']}"})
         if dataset in reference.index:
             printed = reference.loc[dataset]
             rows.append(
                 {
-                    "dataset": dataset,
+                    "dataset": label,
                     "source": "seed (Table 5.1)",
                     "default worst": printed["default_worst"],
                     "default best": printed["default_best"],
@@ -107,7 +108,7 @@ def cost_section(rows: pd.DataFrame, context: ReportContext) -> str:
     return (
         "## Cost of the model-selection stage\n\n"
         f"The stage's CV fits on H took {share:.0f} % of the runs' seconds in total (the cascade "
-        "itself is a fraction of a second; docs/seed003.md, Speed).\n\n"
+        "itself is a fraction of a second; docs/hierarchical.md, Speed).\n\n"
         + context.write(shown, "hierarchical_cost", "Seconds per run", table)
     )
 
@@ -131,10 +132,16 @@ def _learner_boxes(rows: pd.DataFrame, dataset: str, method: str) -> pd.DataFram
                 "default": defaults.loc[learner, "scores"] if learner in defaults.index else None,
                 "optimized": None if best is None else best["scores"],
                 "p_value": np.nan if best is None else best["ms_p_value"],
-                "tied": False if best is None else bool(best["ms_tied"] is True),
+                "tied": best is not None and _tied(best["ms_tied"]),
             }
         )
     return pd.DataFrame(records)
+
+
+def _tied(flag: object) -> bool:
+    """The cascade's tied flag as read from the runs' files: a Python or a numpy boolean (a
+    file whose column has no null gives numpy's), or None/NaN for a model it did not rank."""
+    return bool(pd.notna(flag) and flag)
 
 
 def boxes_figure(boxes: pd.DataFrame, title: str) -> Figure:
@@ -177,15 +184,16 @@ def figures_section(rows: pd.DataFrame, context: ReportContext) -> str:
     for (dataset, method), _ in optimized.groupby(["dataset", "method"], sort=True):
         boxes = _learner_boxes(rows, str(dataset), str(method))
         label = data.METHOD_NAMES.get(str(method), str(method))
+        name = data.dataset_label(str(dataset))
         seed_name = data.SEED_NAME_OF.get(str(dataset), str(dataset))
         table = boxes.assign(
             default_mean=[np.mean(s) if s is not None else np.nan for s in boxes["default"]],
             optimized_mean=[np.mean(s) if s is not None else np.nan for s in boxes["optimized"]],
         ).drop(columns=["default", "optimized"])
         figures.add(
-            boxes_figure(boxes, f"{seed_name} ({dataset}), {label}: α = {claims.ALPHA}"),
-            f"hierarchical_boxes_{dataset}_{method}",
-            f"Figs 5.1/5.2 layout, {seed_name}, {label}: per learner the defaults (thin, grey) "
+            boxes_figure(boxes, f"{name}, {label}: α = {claims.ALPHA}"),
+            f"hierarchical_boxes_{seed_name}_{method}",
+            f"Figs 5.1/5.2 layout, {name}, {label}: per learner the defaults (thin, grey) "
             "and the optimised model (thick; blue = not significantly worse than the best, "
             "p-value vs the best at the right); dotted: the baseline",
             {"summary": table.set_index("learner")},
@@ -223,7 +231,7 @@ def prior_section(context: ReportContext) -> tuple[str, pd.DataFrame]:
     return (
         head + f"Learned from {len(learned.observations)} evaluations of the SVM's subtree on "
         f"{datasets} (in this order; a value accepted with probability equal to its index, "
-        "then COMBINE and SIMPLIFY, `hpo.prior_learning`). The prior file "
+        "then COMBINE and SIMPLIFY, `hpo.space.prior_learning`). The prior file "
         "[tables/learned_priors.yaml](tables/learned_priors.yaml) gives `pds` these priors "
         "(`optimizer.settings.priors`), the runs' sampling prior elsewhere.\n\n"
         + context.write(
@@ -244,8 +252,7 @@ def claims_section(rows: pd.DataFrame, context: ReportContext, extra: pd.DataFra
     shown, tally = claims_display(records)
     return (
         "## The seed's claims\n\n"
-        f"Read on the {claims.METHOD} runs (the seed's random search). A claim over datasets is "
-        f"decided only with at least {claims.MIN_DATASETS} datasets (else *not evaluated*). "
+        f"Read on the {claims.METHOD} runs (the seed's random search). {UNDERPOWERED_NOTE} "
         f"{tally}.\n\n"
         + context.write(shown, "hierarchical_claims", "Claims checklist (seed 003, §5)", records)
     )
@@ -261,7 +268,7 @@ def sections(context: ReportContext) -> list[str]:
         "Methods: HRS = `hrs` (hierarchical random search, §3.4(a)), PDS = `pds` "
         "(parametric-density sampler, §3.4(c)), HC = `hypercube` (shrinking hypercube, "
         "§3.4(b)); the 17-learner tree `conf/space/seed003.yaml`; S/H = 50/50; the cascade "
-        "(Algorithm 2) at α = 0.05. Details, decisions and deviations: docs/seed003.md.\n",
+        "(Algorithm 2) at α = 0.05. Details, decisions and deviations: docs/hierarchical.md.\n",
         dataset_section(rows, context),
         table_section(rows, context),
         cost_section(rows, context),

@@ -1,5 +1,5 @@
-"""The seed's published numbers (Bermúdez-Chacón 2014, Table 5.1), as printed (the notes'
-transcription, ``../shared/spec/seed003-hierarchical.md`` A3), in ``seed_tables/``."""
+"""The seed's published numbers (Bermúdez-Chacón 2014, Table 5.1), as printed, transcribed
+in ``seed_tables/``."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from analysis.plugins import ReportContext
 from analysis.render import FigureSet, format_number
 from analysis.surrogates import ard, claims, data, seed, svm
 from analysis.surrogates.results import Results
-from hpo.image_datasets import IMAGE_SETS, MNIST_SUBSET
+from hpo.data.images import IMAGE_SETS, MNIST_SUBSET
 
 SUBSTITUTE_OF = {entry.substitute: name for name, entry in IMAGE_SETS.items()}
 ARD_METHOD = "RANDOM"  # Table 2.3 fits the random-search configurations
@@ -288,7 +288,7 @@ def sections(context: ReportContext) -> list[str]:
         "validation error of the run (Hyperband: over every evaluation, partial ones included) "
         "and its test error after retraining. Rows labelled *seed* are the seed's published "
         "numbers (real MNIST-basic/MRBI, 10 runs), rows labelled *ours* are this sweep's. "
-        "Details and deviations: docs/seed002.md.\n",
+        "Details and deviations: docs/surrogates-hyperband.md.\n",
     ]
     figures = FigureSet(context.out_dir)
     for part in results.parts:

@@ -1,4 +1,4 @@
-"""Beyond the seed (issue 27 item 7): Hyperband and BOHB (model-based Hyperband, Falkner et al.
+"""Beyond the study: Hyperband and BOHB (model-based Hyperband, Falkner et al.
 2018) with the training-set fraction as their resource beside random search and GP-EI on the
 thesis's RBF-SVM (Chapter 3), the part ``svm`` of the ``surrogates`` experiment.
 

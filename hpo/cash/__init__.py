@@ -1,11 +1,9 @@
-"""Seed 004 (Thornton 2014, Auto-WEKA): combined algorithm selection and hyperparameter
-optimisation under time budgets, evaluated instance by instance (CV folds, nested subsamples,
-random splits).
+"""Thornton 2014 (Auto-WEKA): the CASH space, one conditional space over WEKA's learners,
+meta-methods, ensembles and feature selection, built from the component library of
+``conf/autoweka/components.yaml`` (:mod:`hpo.cash.space`).
 
-Modules: ``budget`` (a run's budget in CPU or wall seconds), ``objective`` (a configuration's
-loss on one instance, through :class:`hpo.evaluation.Evaluator` and its limits), ``base`` (the
-ask/tell protocol on (configuration, instance) requests), one module per method family
-(``baselines``: Ex-Def, grid, random search; ``smac_instances``: SMAC with instances;
-``tpe``: hyperopt's TPE; ``irace``: iterated F-Race), ``methods`` (the registry of method
-names), ``run`` (the loop and its timestamped trajectory).
+The study's other parts live with their concepts: its method families in :mod:`hpo.optimizers`
+(``instances``, the base of optimizers that race over instances; ``cash_baselines``,
+``smac_instances``, ``cash_tpe``, ``irace``), the instance-wise objective in
+:mod:`hpo.evaluation.instances`, and the loop over instances in ``experiments/instance_loop.py``.
 """

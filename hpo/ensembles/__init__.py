@@ -7,11 +7,12 @@
 * :mod:`hpo.ensembles.caruana` — post-hoc forward greedy selection with replacement
   (Caruana et al. 2004; thesis §4.2, §4.4), k-fold aware;
 * :mod:`hpo.ensembles.pool` — the pool of evaluated models as per-fold validation predictions;
-* :mod:`hpo.ensembles.rules` — Chapter 4's selection rules: post-hoc (Caruana) and EO's ensemble;
+* :mod:`hpo.rules.ensemble` — Chapter 4's selection rules: post-hoc (Caruana) and EO's ensemble;
 * :mod:`hpo.ensembles.agnostic_bayes` — agnostic Bayes over the pool (Lacoste et al. 2014): the
   bootstrap posterior, the ensemble's prediction and the ``agnostic_bayes`` rule of ESMBO and ERS.
 
-The two rule modules are imported by their full path (they build on :mod:`hpo.selection`); this
+The two rule modules are imported by their full path (they build on
+:mod:`hpo.rules.final_selection`); this
 package's namespace holds the votes, losses and selection that everything else uses.
 """
 

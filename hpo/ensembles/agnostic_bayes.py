@@ -21,11 +21,11 @@ This module owns:
   fitted to the members' predictions, ICML 2014 / UAI 2014 §3);
 * per-example validation losses of a model (:func:`example_losses`) and of a pool
   (:func:`pool_losses`, on :class:`hpo.ensembles.PredictionPool`): out-of-fold zero-one losses
-  (squared errors for regression, :mod:`hpo.tasks`) in fold order, so hold-out and k-fold runs
-  share one definition;
-* the anytime selection rule ``agnostic_bayes`` (:class:`AgnosticBayesRule`): after every
-  evaluation, the agnostic-Bayes ensemble of the pool evaluated so far (ESMBO's output on an
-  ``esmbo`` run, ERS's on a random-search run).
+  (squared errors for regression, :mod:`hpo.tasks`) in fold order, so hold-out and k-fold
+  runs share one definition.
+
+The anytime selection rule that reads this posterior after every evaluation (ESMBO's output on
+an ``esmbo`` run, ERS's on a random-search run) is :mod:`hpo.rules.agnostic_bayes`.
 
 The bootstrap stream of a run is derived from the optimizer's seed sequence with a fixed key
 (:func:`bootstrap_rng`), without drawing from the optimizer's stream: the rule and the ESMBO
@@ -35,19 +35,14 @@ optimizer of one run build the same matrix, and adding the rule changes no propo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from hpo.ensembles.pool import PredictionPool
 from hpo.ensembles.vote import majority_vote
-from hpo.records import Choice, FoldPredictions, Trace
-from hpo.selection import SelectionRule
+from hpo.records import FoldPredictions
 from hpo.tasks import example_losses as task_losses
-
-if TYPE_CHECKING:
-    from hpo.optimizers.base import Optimizer
 
 AGNOSTIC_BAYES = "agnostic_bayes"
 TASKS = ("classification", "regression")
@@ -159,7 +154,8 @@ def ensemble_predict(
 
 def example_losses(folds: Sequence[FoldPredictions]) -> tuple[np.ndarray, np.ndarray]:
     """``(rows, losses)``: the validation rows of all folds and the model's zero-one loss on each
-    (squared error for regression targets, :mod:`hpo.tasks`) (its out-of-fold prediction; a
+    (squared error for regression targets, :mod:`hpo.tasks`) (its out-of-fold
+    prediction; a
     failed fit's label -1 counts as an error), in fold order — the
     order of :func:`pool_losses`, so one model's losses line up with a pool's."""
     rows = np.concatenate([f.valid_rows for f in folds])
@@ -175,57 +171,3 @@ def pool_losses(predictions: Sequence[Sequence[FoldPredictions]]) -> np.ndarray:
         raise ValueError("agnostic Bayes needs at least one model's predictions")
     folds = PredictionPool.of(predictions).folds()
     return np.concatenate([task_losses(votes, labels).T for votes, labels in folds])
-
-
-class AgnosticBayesRule(SelectionRule):
-    """After every evaluation ``t``: the agnostic-Bayes ensemble of the models evaluated up to
-    ``t`` (UAI 2014 anytime output), members weighted by the bootstraps they win.
-
-    Weights are bootstrap wins (``N`` times the posterior; ties shared), so an ensemble without
-    ties reads as ``N`` members with repetition. The bootstraps are built once per run: ``N``
-    and ``essr`` are the ESMBO optimizer's when the run has one (its output is then the argmins
-    of the bootstrap problems it optimised), else ``n_bootstraps`` (default ``⌊budget / 2⌋``, as
-    ESMBO's) and ``essr``. ``seed`` fixes the stream when :meth:`check` is not called (tests).
-    """
-
-    name = AGNOSTIC_BAYES
-    needs_predictions = True
-
-    def __init__(
-        self,
-        n_bootstraps: int | None = None,
-        essr: float = 1.0,
-        seed: int | np.random.SeedSequence | None = None,
-    ) -> None:
-        self.n_bootstraps = None if n_bootstraps is None else check_n_bootstraps(n_bootstraps)
-        self.essr = check_essr(essr)
-        self._seed = seed  # the bootstrap stream; a fresh generator per call of choices()
-        self.counts: np.ndarray | None = None
-
-    def check(self, optimizer: Optimizer) -> None:
-        self._seed = bootstrap_seed(optimizer.rng)
-        bootstraps = getattr(optimizer, "n_bootstraps", None)
-        if bootstraps is not None:  # an ESMBO run: its bootstrap problems
-            self.n_bootstraps, self.essr = bootstraps, optimizer.essr  # type: ignore[attr-defined]
-        elif self.n_bootstraps is None:
-            self.n_bootstraps = check_n_bootstraps(max(1, optimizer.budget // 2))
-
-    def choices(self, trace: Trace) -> list[Choice | None]:
-        if trace.predictions is None or self._seed is None:
-            raise ValueError("the agnostic_bayes rule needs the run's predictions and a seed")
-        losses = pool_losses(trace.predictions)
-        n_bootstraps = self.n_bootstraps or max(1, losses.shape[1] // 2)
-        rng = np.random.default_rng(self._seed)
-        self.counts = bootstrap_counts(rng, losses.shape[0], n_bootstraps, self.essr)
-        risks = bootstrap_risks(self.counts, losses)
-        result: list[Choice | None] = []
-        for t in range(1, losses.shape[1] + 1):
-            wins = bootstrap_wins(risks[:, :t])
-            members = np.flatnonzero(wins > 0)
-            result.append(
-                Choice(
-                    tuple(trace.member(int(i)) for i in members),
-                    tuple(float(w) for w in wins[members]),
-                )
-            )
-        return result

@@ -44,7 +44,8 @@ class PredictionPool:
             raise ValueError("a model needs the predictions of at least one fold")
         if not self._matrices:
             self._rows = [np.asarray(f.valid_rows) for f in folds]
-            # labels int64 and votes int32; float64 both for regression targets (hpo.tasks)
+            # labels int64 and votes int32; float64 both for regression targets
+            # (hpo.tasks)
             regression = task_of_targets(folds[0].valid_labels) == REGRESSION
             label_type, vote_type = (np.float64, np.float64) if regression else (np.int64, np.int32)
             self.labels = [np.asarray(f.valid_labels, dtype=label_type) for f in folds]

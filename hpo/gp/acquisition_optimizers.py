@@ -12,7 +12,8 @@ subclass:
 * :class:`LocalSearch` — SMAC-style local search over the neighbourhoods of the active
   hyperparameters (thesis Eqs 5.7-5.8), for conditional spaces.
 
-The last two see configurations through :class:`~hpo.space.Space` (``decode``/``encode``), so
+The last two see configurations through :class:`~hpo.space.search_space.Space`
+(``decode``/``encode``), so
 they return valid points only: inactive dimensions at the imputed value (thesis §5.3.1), integers
 and categoricals at their bin centres.
 """
@@ -28,7 +29,7 @@ from scipy.optimize import _lbfgsb  # scipy's L-BFGS-B routine (setulb)
 from scipy.stats import qmc
 
 from hpo.gp.acquisition import Acquisition
-from hpo.space import Categorical, Integer, Space, Value
+from hpo.space.search_space import Categorical, Integer, Space, Value
 
 Sampler = Callable[[np.random.Generator, int], np.ndarray]  # (rng, m) -> points (m, d)
 Config = dict[str, Value]

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from hpo.gp import elementwise
-from hpo.space import Categorical, Space
+from hpo.space.search_space import Categorical, Space
 
 
 class Kernel(ABC):
@@ -272,7 +272,8 @@ class Conditional(Kernel):
     def structure(self, X: np.ndarray) -> np.ndarray:
         """Integer label ``(n,)`` of each point's active conditional structure: equal labels
         iff the points agree on every active conditional hyperparameter (active flags from
-        :meth:`~hpo.space.Space.active_mask`, values from the parameters' ``from_unit``)."""
+        :meth:`~hpo.space.search_space.Space.active_mask`, values from the parameters'
+        ``from_unit``)."""
         X = np.atleast_2d(X)
         keys = np.empty((X.shape[0], len(self._parents)), dtype=np.int64)
         for column, dim in enumerate(self._parents):

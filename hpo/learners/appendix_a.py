@@ -8,7 +8,7 @@ extra trees, ridge and passive-aggressive. The other nine of the 17 are ``knn``,
 Every factory takes the parameters the tree of ``conf/space/seed003.yaml`` tunes; an absent one
 keeps scikit-learn's default, so ``{}`` is the learner at its defaults (the seed's baseline,
 §5). The seed used scikit-learn 0.14 (2013); two classes changed since, and are built as their
-current equivalents [decision, docs/seed003.md]:
+current equivalents [decision, docs/hierarchical.md]:
 
 * ``PassiveAggressiveClassifier`` is deprecated (scikit-learn 1.8, removed in 1.10): it is built
   as scikit-learn's stated equivalent, ``SGDClassifier(loss="hinge", penalty=None,

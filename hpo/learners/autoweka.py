@@ -1,5 +1,5 @@
 """The estimators of the Auto-WEKA CASH space (seed 004, Thornton 2014; spec C1's WEKA ->
-scikit-learn mapping), built from a configuration of :func:`hpo.cash_space.build_cash_space`.
+scikit-learn mapping), built from a configuration of :func:`hpo.cash.space.build_cash_space`.
 
 Registered as the learners ``autoweka_classification`` and ``autoweka_regression``: the
 configuration's ``learner`` picks a base learner, a meta-method (its base learner in
@@ -11,7 +11,7 @@ fixed preprocessing followed by the optional selection and the model (spec C1, "
 
 Min-max scaling is WEKA's own default normalisation (SMO, MLP, ``N = 0``), and it keeps the
 inputs non-negative, so Multinomial NB applies everywhere. The datasets reach the framework
-numerically encoded, so the one-hot step of the spec has nothing to encode (docs/seed004.md).
+numerically encoded, so the one-hot step of the spec has nothing to encode (docs/autoweka.md).
 Each ``make_*`` function below maps one component's WEKA options to scikit-learn and says what
 is approximate; small custom estimators (fidelity C) are the classes at the end.
 """

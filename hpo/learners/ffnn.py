@@ -16,9 +16,8 @@ Configuration (the space's parameters, ``conf/space/ffnn_mnist.yaml`` and ``ffnn
 is 0.
 
 Settings (fixed for a run, not searched; a space file's ``settings:`` mapping, overridable as
-``space.settings.<name>=...``): :class:`NetworkSettings`, every one of the seed's unstated
-points (**[?]** in ``../shared/spec/seed002-approximation.md``) with its documented default
-(``docs/seed002.md``).
+``space.settings.<name>=...``): :class:`NetworkSettings`, every one of the points Jůzlová 2018
+leaves unstated, with its documented default (``docs/surrogates-hyperband.md``).
 
 This module imports no PyTorch (importing :mod:`hpo.learners` stays light, and the package
 works without the ``nn`` extra): the settings and layers are :mod:`hpo.learners.network_settings`,

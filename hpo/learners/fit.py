@@ -7,7 +7,8 @@ uses (labels are 0..C-1), so its zero-one error is exactly 1.0 on every non-empt
 reaches the guard's limit under ``on_limit="error_one"``, or a learner that raises while fitting
 or predicting (its exception is recorded in one line as ``FitOutcome.failure``).
 
-Regression (float targets, :mod:`hpo.tasks`): losses are squared errors, predictions floats, and a
+Regression (float targets, :mod:`hpo.tasks`): losses are squared errors, predictions
+floats, and a
 failed fit predicts the mean of its training targets (the constant model) instead of a label.
 """
 
@@ -49,7 +50,8 @@ class FitOutcome:
     ``failure`` is ``"ExceptionType: message"`` when the learner raised (predictions are then
     :data:`FAILED_LABEL`); ``hit_limit`` says the fit reached the guard's iteration limit;
     ``constant`` that the training set had one class, so a :class:`ConstantClassifier` predicts it;
-    ``breached`` that the fit was stopped at a time or memory limit (:mod:`hpo.isolation`).
+    ``breached`` that the fit was stopped at a time or memory limit
+    (:mod:`hpo.evaluation.isolation`).
     ``probabilities`` (only when asked for, :func:`fit_and_predict`'s ``n_classes``): one
     ``(n, n_classes)`` array per evaluation set, the model's ``predict_proba`` where it has one,
     else the one-hot vectors of its predictions (seed 003 §3.2; a failed or breached fit's rows
@@ -63,7 +65,8 @@ class FitOutcome:
     failure: str | None = None
     constant: bool = False
     resource_spent: float | None = None  # epochs a resumable learner trained (seed 002)
-    breached: bool = False  # past a resource limit of hpo.isolation (seed 004), never fitted
+    # past a resource limit of hpo.evaluation.isolation (seed 004), never fitted
+    breached: bool = False
     probabilities: tuple[np.ndarray, ...] | None = None
     gives_probabilities: bool = False
 
@@ -85,7 +88,8 @@ def class_probabilities(model: object, X: np.ndarray, n_classes: int) -> np.ndar
 
 
 def zero_one_error(predictions: np.ndarray, y: np.ndarray) -> float:
-    """The fraction of wrong predictions (the squared error for float targets, :mod:`hpo.tasks`);
+    """The fraction of wrong predictions (the squared error for float targets,
+    :mod:`hpo.tasks`);
     NaN for an empty set."""
     return mean_loss(predictions, y)
 

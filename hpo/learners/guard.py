@@ -12,7 +12,7 @@ is a setting: ``error_one`` (the author's later code: loss 1.0) or ``keep`` (the
 model's own predictions); ``on_limit`` for the search's fits (default ``error_one``: a loss of 1.0
 steers the search away from a fit that did not finish) and ``retrain_on_limit`` for the final
 retraining (default ``keep``: a chosen model scored as wrong on every test row is not a result
-anyone obtained; issue 26, docs/deviations.md). Every hit is recorded.
+anyone obtained; docs/deviations.md). Every hit is recorded.
 """
 
 from __future__ import annotations

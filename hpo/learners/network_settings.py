@@ -1,7 +1,7 @@
 """What seed 002's network is told, without PyTorch: its settings (:class:`NetworkSettings`, every
-unstated point of the seed with its documented default, ``docs/seed002.md``), its hidden layers
-(:class:`HiddenLayer`, read from a configuration by :func:`hidden_layers`), the device and the
-checks a run makes before it starts (Jůzlová 2018, §2.1.1.2, Table 2.1).
+unstated point of the seed with its documented default, ``docs/surrogates-hyperband.md``), its
+hidden layers (:class:`HiddenLayer`, read from a configuration by :func:`hidden_layers`), the
+device and the checks a run makes before it starts (Jůzlová 2018, §2.1.1.2, Table 2.1).
 
 Shared by the learner entry (:mod:`hpo.learners.ffnn`) and the network itself
 (:mod:`hpo.learners.torch_network`), so that neither imports the other back.
@@ -27,7 +27,9 @@ TORCH_INSTALL = "pip install torch==2.13.0 (the `nn` extra; README, 'Neural netw
 
 @dataclass(frozen=True)
 class NetworkSettings:
-    """What the seed fixes or leaves unstated about training (defaults: ``docs/seed002.md``).
+    """What the seed fixes or leaves unstated about training.
+
+    Defaults: ``docs/surrogates-hyperband.md``.
 
     * ``max_epochs`` — the epoch cap: 1,000 for MNIST, 2,000 for MRBI (§2.1.1.2).
     * ``patience`` — epochs without a lower validation error before training stops [?: the seed

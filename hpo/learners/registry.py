@@ -40,7 +40,8 @@ def register_learner(
     resources: tuple[str, ...] = DEFAULT_RESOURCES,
 ) -> Callable[[LearnerFactory], LearnerFactory]:
     """Decorator registering ``factory`` under ``name``, the value configurations use; ``task``
-    (``classification`` or ``regression``, :mod:`hpo.tasks`) is what the learner predicts;
+    (``classification`` or ``regression``, :mod:`hpo.tasks`) is what the learner
+    predicts;
     ``settings_check`` refuses bad fixed settings (a space's ``settings:``) before a run, in one
     line (a learner without one takes no settings); ``resources`` are the partial-evaluation
     kinds it serves (``epochs`` needs a learner that can continue training, seed 002)."""

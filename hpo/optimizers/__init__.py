@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -20,7 +21,7 @@ from hpo.optimizers.base import (
 )
 from hpo.optimizers.grid import GridSearch
 from hpo.optimizers.random_search import RandomSearch
-from hpo.space import Space
+from hpo.space.search_space import Space
 
 OptimizerFactory = Callable[..., Optimizer]
 
@@ -85,6 +86,16 @@ def _tpe_class() -> type[Optimizer]:
     return TPEOptimizer
 
 
+def _cash(module: str, name: str) -> Callable[[], type[Optimizer]]:
+    """A family of Thornton 2014's CASH methods (a module of this package): proposals on one
+    instance at a time, on a CASH space (:mod:`hpo.cash.space`)."""
+
+    def load() -> type[Optimizer]:
+        return getattr(importlib.import_module(f"hpo.optimizers.{module}"), name)
+
+    return load
+
+
 def _surrogate_class() -> type[Optimizer]:
     from hpo.optimizers.surrogate import SurrogateSMBO
 
@@ -106,6 +117,14 @@ CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "surrogate": _surrogate_class,  # seed 002 §2.1.2.1: skopt-style GP and random forest
     "prior_rs": _prior_rs_class,  # seed 003 §3.4(a): random search from the priors
     "pds": _pds_class,  # seed 003 §3.4(c): parametric-density sampler, uniform fallback
+    # seed 004 (Thornton 2014): CASH methods racing over instances (docs/autoweka.md, Decisions)
+    "cash_exdef": _cash("cash_baselines", "ExDef"),  # §4.1: every learner at its defaults
+    "cash_grid": _cash("cash_baselines", "GridSearch"),  # §4.1: the base learners' full grid
+    "cash_random": _cash("cash_baselines", "RandomSearch"),  # §4.1: from the space's priors
+    "cash_smac": _cash("smac_instances", "SMACInstances"),  # §2.2.1: folds as instances
+    "cash_smac_batch": _cash("smac_instances", "SMACBatch"),  # §4.4: SMAC-10-Batch
+    "cash_tpe": _cash("cash_tpe", "TPE"),  # §2.2.2: hyperopt, shared nodes
+    "cash_irace": _cash("irace", "IteratedFRace"),  # §2.2.3: I/F-Race
 }
 FAMILIES = tuple(CLASSES)
 _FIXED_ARGUMENTS = ("self", "space", "budget", "rng")
@@ -137,6 +156,12 @@ def make_optimizer(
     return CLASSES[family]()(space, budget, rng, **settings)
 
 
+def optimizer_class(family: str) -> type[Optimizer]:
+    """The class of optimizer ``family`` (``KeyError`` naming the valid families)."""
+    _check_family(family)
+    return CLASSES[family]()
+
+
 def _check_family(family: str) -> None:
     if family not in CLASSES:
         raise KeyError(f"unknown optimizer family {family!r}; valid: {', '.join(CLASSES)}")
@@ -156,5 +181,6 @@ __all__ = [
     "SurrogateOptimizer",
     "check_settings",
     "make_optimizer",
+    "optimizer_class",
     "setting_names",
 ]

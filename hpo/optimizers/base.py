@@ -3,7 +3,7 @@
 An optimizer sees only points of the unit cube ``[0, 1]^d`` (or configurations, for optimizers
 that work on them, such as SMAC) and the losses told back to it: never the data, the splits, the
 selection-split scores or the test error. Reshuffling, k-fold and selection splits live in
-:mod:`hpo.protocol`, so every optimizer gets them for free.
+:mod:`hpo.evaluation.protocol`, so every optimizer gets them for free.
 
 Capabilities are explicit base classes the runner tests for, never branches on family names:
 
@@ -17,7 +17,7 @@ Capabilities are explicit base classes the runner tests for, never branches on f
   resource level (epochs, or a share of the training rows) that the evaluator trains up to
   (Hyperband, seed 002 §1.3.3);
 * :class:`PriorConsumer` — samples from the space's per-context priors (seed 003, §3.1): the
-  runner hands it the :class:`~hpo.priors.PriorSpace` the space file declares;
+  runner hands it the :class:`~hpo.space.priors.PriorSpace` the space file declares;
 * ``reports_at_batch_ends`` — a generational optimizer (CMA-ES) whose incumbents exist only at the
   end of each generation (thesis §3.3; [decide], docs/deviations.md).
 """
@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hpo.space import Space
+from hpo.space.search_space import Space
 
 if TYPE_CHECKING:
-    from hpo.priors import PriorSpace
     from hpo.records import FoldPredictions
+    from hpo.space.priors import PriorSpace
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,10 @@ class Proposal:
     iteration for sequential optimizers, the generation for CMA-ES; thesis §3.2.1).
     ``resource``: train up to this level, in the unit of the optimizer's ``resource_kind``
     (:class:`MultiFidelity`); None is a full evaluation. ``bracket``: Hyperband's bracket s.
+    ``instance``: the one instance (a fold, a subsample) to evaluate on, for an optimizer that
+    races configurations instance by instance (:class:`hpo.optimizers.instances.CashOptimizer`;
+    SMAC3's
+    ``TrialInfo`` carries the same: configuration, instance, budget); None: every fold.
     """
 
     u: np.ndarray | None
@@ -55,6 +59,7 @@ class Proposal:
     config: Mapping[str, Any] | None = None
     resource: float | None = None
     bracket: int | None = None
+    instance: int | None = None
 
     def __post_init__(self) -> None:
         if (self.u is None) == (self.config is None):

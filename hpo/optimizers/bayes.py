@@ -26,7 +26,7 @@ from hpo.gp.kernels import make_kernel
 from hpo.gp.model import make_posterior
 from hpo.gp.slice_sampler import HyperChain, LogNormalHorseshoePriors, Priors, SpearmintPriors
 from hpo.optimizers.base import Proposal, SurrogateOptimizer
-from hpo.space import Space
+from hpo.space.search_space import Space
 
 INITIAL_DESIGNS = ("sobol", "random", "random_valid")
 PM_DOMAINS = ("space", "observed")

@@ -1,12 +1,13 @@
 """BOHB-style model-based Hyperband (Falkner, Klein and Hutter 2018, "BOHB: Robust and
 Efficient Hyperparameter Optimization at Scale", ICML) through SMAC3's multi-fidelity facade,
-driven ask/tell (beyond seed 002; issue 27 items 4 and 7; docs/seed002.md, "BOHB").
+driven ask/tell (beyond Jůzlová 2018; docs/surrogates-hyperband.md, "BOHB").
 
 SMAC 2.x's ``MultiFidelityFacade`` is SMAC's BOHB-like method: its ``Hyperband`` intensifier
 runs Hyperband's brackets, and new configurations come from a model of the results on the
 largest budget that has enough of them (``ConfigSelector(min_trials=...)``), interleaved with
 random ones. It differs from BOHB in its model: SMAC's random forest with expected improvement
-on log-scaled costs where BOHB has a TPE-like pair of kernel density estimates (docs/seed002.md).
+on log-scaled costs where BOHB has a TPE-like pair of kernel density estimates
+(docs/surrogates-hyperband.md).
 
 The brackets are Hyperband's (:class:`~hpo.optimizers.hyperband.Fidelity`: the same ``R``,
 ``η``, ``unit``, ``resource``, ``rounding`` and ``iterations`` as ``optimizer=hyperband``, the
@@ -36,7 +37,7 @@ import numpy as np
 from hpo.optimizers.base import MultiFidelity, Proposal
 from hpo.optimizers.hyperband import Fidelity
 from hpo.optimizers.smac import SMACOptimizer
-from hpo.space import Space
+from hpo.space.search_space import Space
 
 
 class BOHB(SMACOptimizer, MultiFidelity):

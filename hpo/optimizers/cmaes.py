@@ -43,7 +43,7 @@ import cma
 import numpy as np
 
 from hpo.optimizers.base import Optimizer, Proposal
-from hpo.space import Space
+from hpo.space.search_space import Space
 
 STARTS = ("centre", "random")  # the initial centroid: the cube's centre, or U[0, 1]^d
 

@@ -48,7 +48,7 @@ from hpo.gp.kernels import make_kernel
 from hpo.gp.model import make_posterior
 from hpo.gp.slice_sampler import HyperChain
 from hpo.optimizers.base import EnsembleProvider, Optimizer, PredictionsConsumer, Proposal
-from hpo.space import Space
+from hpo.space.search_space import Space
 
 if TYPE_CHECKING:
     from hpo.records import FoldPredictions

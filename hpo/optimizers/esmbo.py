@@ -7,7 +7,7 @@ model's risk on the resample S'_j. Iteration ``k`` takes one GP-EI step on probl
 ``v = (k - 1) mod N`` (its history: every model evaluated so far with its S'_v risk), then the new
 model's risks on all ``N`` resamples are added to all ``N`` histories (the paper's "trick": one
 evaluation serves every problem). The output, the agnostic-Bayes ensemble of the ``N`` argmins, is
-the ``agnostic_bayes`` selection rule (:class:`hpo.ensembles.agnostic_bayes.AgnosticBayesRule`),
+the ``agnostic_bayes`` selection rule (:class:`hpo.rules.agnostic_bayes.AgnosticBayesRule`),
 which builds the same resamples from the same derived stream.
 
 This module owns only the round robin and the bootstrap histories: each problem is a
@@ -34,7 +34,7 @@ from hpo.ensembles.agnostic_bayes import (
 from hpo.optimizers import check_settings
 from hpo.optimizers.base import Optimizer, PredictionsConsumer, Proposal
 from hpo.optimizers.bayes import GPEIOptimizer
-from hpo.space import Space
+from hpo.space.search_space import Space
 
 if TYPE_CHECKING:
     from hpo.records import FoldPredictions

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 
 from hpo.optimizers.base import Optimizer, Proposal
-from hpo.space import Space
+from hpo.space.search_space import Space
 
 
 def points_per_axis(budget: int, dim: int) -> int:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hpo.optimizers.base import RESOURCE_KINDS, MultiFidelity, Optimizer, Proposal
-from hpo.space import Space
+from hpo.space.search_space import Space
 
 ROUNDINGS = ("round", "floor", "ceil")
 

@@ -11,7 +11,7 @@ stays in the trace). Which signature the next point explores is drawn as random 
 categoricals (uniform in the unit cube) [decision]; a signature without numeric dimensions is
 proposed as random search would.
 
-Settings (all [decision], the seed gives none; docs/seed003.md): ``initial_side`` L0 = 0.5,
+Settings (all [decision], the seed gives none; docs/hierarchical.md): ``initial_side`` L0 = 0.5,
 ``shrink`` c = 0.9, ``grow`` = 2, ``min_side`` L_min = 1e-3, sides in unit-cube coordinates
 (so log-scaled parameters move in log space).
 """
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hpo.optimizers.base import Optimizer, Proposal
-from hpo.space import Categorical, Space
+from hpo.space.search_space import Categorical, Space
 
 INITIAL_SIDE = 0.5
 SHRINK = 0.9

@@ -3,17 +3,17 @@ the per-context priors, and the parametric-density sampler with its uniform fall
 
 * :class:`PriorRandomSearch` (family ``prior_rs``) — §3.4(a): every configuration drawn top-down
   from the tree (§3.1.3): each categorical from its weights, each numeric leaf from its prior in
-  the context of the categoricals drawn above it (:meth:`hpo.priors.PriorSpace.sample`); no
-  history is kept. Without priors it draws as :meth:`hpo.space.Space.sample` (uniform).
+  the context of the categoricals drawn above it (:meth:`hpo.space.priors.PriorSpace.sample`); no
+  history is kept. Without priors it draws as :meth:`hpo.space.search_space.Space.sample` (uniform).
 * :class:`ParametricDensity` (family ``pds``) — §3.4(c): draws from the (learned, Chapter 4)
   priors while this dataset's evaluations fit them, else uniformly. The seed names no fit test
-  and no threshold [decision, docs/seed003.md]: after ``min_evaluations`` evaluations, the fit
+  and no threshold [decision, docs/hierarchical.md]: after ``min_evaluations`` evaluations, the fit
   is Spearman's rank correlation between the prior's log-density of each evaluated configuration
   and its score (``−loss``): a prior that suits the dataset gives its dense regions the better
   scores. Below ``fit_threshold`` (default 0: the prior is no better than uninformative) the next
   configuration is drawn uniformly; the test is repeated before every draw, so sampling returns
   to the prior when the fit recovers. ``priors`` (a prior file's mapping, e.g. one written by
-  :func:`hpo.priors.prior_file` from learned mixtures) replaces the space's own priors.
+  :func:`hpo.space.priors.prior_file` from learned mixtures) replaces the space's own priors.
 
 Both propose configurations (virtual parameters included; the runner removes them before the
 learner is built, §3.1.2) and keep their unit-cube encodings as ``X`` like every optimizer.
@@ -29,8 +29,8 @@ import numpy as np
 from scipy import stats
 
 from hpo.optimizers.base import Optimizer, PriorConsumer, Proposal
-from hpo.priors import PriorSpace, with_priors
-from hpo.space import Space
+from hpo.space.priors import PriorSpace, with_priors
+from hpo.space.search_space import Space
 
 FIT_THRESHOLD = 0.0  # [decision] Spearman's rho between log prior density and score
 MIN_EVALUATIONS = 10  # [decision] evaluations before the fit is first tested

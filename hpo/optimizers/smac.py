@@ -1,6 +1,7 @@
 """SMAC (thesis §5.5) through the SMAC3 package, driven ask/tell on configurations.
 
-This module owns the ``smac`` family: the conversion of a :class:`~hpo.space.Space` to a
+This module owns the ``smac`` family: the conversion of a :class:`~hpo.space.search_space.Space` to
+a
 ConfigSpace (:func:`to_configspace`: log scales, integers, categoricals, ``EqualsCondition`` /
 ``InCondition`` on the categorical parents) and :class:`SMACOptimizer`, which asks SMAC for
 configurations and tells it the run's validation loss.
@@ -16,8 +17,8 @@ imputes inactive dimensions with out-of-range values (-1, an extra category); ``
 :func:`to_configspace` puts at the middle of its range (``Space.impute_value``), as the thesis
 says. SMAC 2.4's forest is scikit-learn's; pyrfr is not needed.
 
-Seed 004's CASH adapter (:mod:`hpo.cash.smac_instances`) also runs SMAC with exact shortcuts
-through ConfigSpace's hot paths (:mod:`hpo.optimizers.configspace_shortcuts`).
+Seed 004's CASH adapter (:mod:`hpo.optimizers.smac_instances`) also runs SMAC with exact shortcuts
+through ConfigSpace's hot paths (:mod:`hpo.optimizers.backends.configspace_shortcuts`).
 
 SMAC is kept hermetic: its seed is drawn from the ``rng`` the optimizer is given, its output
 folder is a temporary directory removed once the facade is built (nothing is saved afterwards),
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from hpo.optimizers.base import Optimizer, Proposal
-from hpo.space import Integer, Parameter, Real, Space, Value
+from hpo.space.search_space import Integer, Parameter, Real, Space, Value
 
 if TYPE_CHECKING:
     from ConfigSpace import ConfigurationSpace
@@ -89,7 +90,13 @@ def _hyperparameter(p: Parameter, impute_value: float) -> Hyperparameter:
     return CategoricalHyperparameter(p.name, list(p.choices), default_value=str(default))
 
 
-def _plain(p: Parameter, value: Any) -> Value:
+def config_of(space: Space, configuration: Any) -> dict[str, Value]:
+    """A ConfigSpace configuration as ``space``'s configuration (its active parameters)."""
+    values = dict(configuration)
+    return {p.name: plain_value(p, values[p.name]) for p in space.parameters if p.name in values}
+
+
+def plain_value(p: Parameter, value: Any) -> Value:
     """``value`` (numpy scalars from ConfigSpace) as the Python type of ``p``'s values."""
     if isinstance(p, Real):
         return float(value)
@@ -123,8 +130,8 @@ class SMACOptimizer(Optimizer):
             self.output_directory = Path(directory)
             self.facade = self._facade(self.output_directory)
         if impute == "default":
-            _impute_defaults(self.facade, self.configspace)
-        _order_local_search_starts(self.facade)
+            impute_defaults(self.facade, self.configspace)
+        order_local_search_starts(self.facade)
         self._pending: dict[int, TrialInfo] = {}
         self._asked = 0
 
@@ -151,11 +158,7 @@ class SMACOptimizer(Optimizer):
             info = self.facade.ask()
         self._asked += 1
         self._pending[self._asked] = info
-        values = dict(info.config)
-        config = {
-            p.name: _plain(p, values[p.name]) for p in self.space.parameters if p.name in values
-        }
-        return info, config
+        return info, config_of(self.space, info.config)
 
     def ask(self) -> Proposal:
         if self._asked >= self.budget:
@@ -178,7 +181,7 @@ class SMACOptimizer(Optimizer):
         self.y.append(float(loss))
 
 
-def _order_local_search_starts(facade: Any) -> None:
+def order_local_search_starts(facade: Any) -> None:
     """Make SMAC's local search independent of Python's hash seed.
 
     SMAC 2.x deduplicates the local search's starting points through a ``set`` of
@@ -197,7 +200,7 @@ def _order_local_search_starts(facade: Any) -> None:
     local_search._get_initial_points = initial_points
 
 
-def _impute_defaults(facade: Any, configspace: ConfigurationSpace) -> None:
+def impute_defaults(facade: Any, configspace: ConfigurationSpace) -> None:
     """Make the facade's random forest impute each conditional dimension with its default.
 
     SMAC 2.x fills its imputation table (``_conditional``, ``_impute_values``, indexed like
@@ -223,7 +226,7 @@ def impute_in_one_pass(facade: Any) -> None:
     non-finite entry of a conditional column gets the column's imputation value) on every
     training and prediction: on the CASH space, 264 columns per call, a sixth of SMAC's time.
     This does the same over all conditional columns at once, from the imputation table, which
-    must be full (:func:`_impute_defaults`). Same arrays (tests/test_cash_methods.py)."""
+    must be full (:func:`impute_defaults`). Same arrays (tests/test_cash_methods.py)."""
     model = facade._model
     conditional = np.array([model._conditional[i] for i in range(len(model._configspace))])
     values = np.zeros(len(conditional))

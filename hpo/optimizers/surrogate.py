@@ -32,7 +32,7 @@ import numpy as np
 from scipy.stats import norm
 
 from hpo.optimizers.base import Optimizer, Proposal
-from hpo.space import Categorical, Space
+from hpo.space.search_space import Categorical, Space
 
 MODELS = ("gp", "forest")
 

@@ -12,14 +12,15 @@ Settings (hyperopt 0.3's ``tpe.suggest`` keywords): ``n_startup_jobs`` 1 (the se
 default is 20), ``gamma`` 0.25, ``n_EI_candidates`` 24, ``prior_weight`` 1.0 (hyperopt's
 defaults, ``tests/test_tpe.py`` checks them against the installed hyperopt).
 
-The space is converted in :func:`hyperopt_space`, in one place (DESIGN.md): a log real is
+The space is converted in :func:`hyperopt_space`, in one place: a log real is
 ``hp.loguniform``, a real ``hp.uniform``, a log integer ``hp.qloguniform(q=1)`` (log-uniform,
 rounded to the nearest integer, as Table 2.1's caption says), an integer ``hp.quniform`` over
-``[low − ½, high + ½]`` (each value one equal bin, as :class:`hpo.space.Integer`), a categorical
+``[low − ½, high + ½]`` (each value one equal bin, as :class:`hpo.space.search_space.Integer`), a
+categorical
 ``hp.choice`` whose options carry the parameters it activates (hyperopt's tree), so a conditional
 parameter exists only under its parent's value. A parameter that several values activate gets one
 copy per value (labelled ``name|parent=value``), so each branch has its own Parzen estimator.
-With ``shared_nodes`` (seed 004's CASH space, :mod:`hpo.cash.tpe`) it is instead one node
+With ``shared_nodes`` (seed 004's CASH space, :mod:`hpo.optimizers.cash_tpe`) it is instead one node
 referenced from each of those branches: TPE then fits one estimator to every configuration in
 which the parameter was active (a meta-method's base learner under each of the six meta-methods,
 an ensemble's slot i under every size >= i), and the space's labels are not multiplied fourfold.
@@ -36,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
+from hpo.optimizers.backends.pyll_program import Program, compile_graph
 from hpo.optimizers.base import Optimizer, Proposal
-from hpo.optimizers.pyll_program import Program, compile_graph
-from hpo.space import Categorical, Integer, Parameter, Real, Space, Value
+from hpo.space.search_space import Categorical, Integer, Parameter, Real, Space, Value
 
 SEED_N_STARTUP_JOBS = 1  # §2.1.2.1 / §2.2.1.3: "only one initial random point"
 
@@ -121,7 +122,8 @@ def configuration(space: Space, sample: Mapping[str, Any]) -> dict[str, Value]:
 
 class HyperoptGraphs:
     """hyperopt's domain of one space, its posterior graphs (by prior weight and gamma) and their
-    compiled programs (:mod:`hpo.optimizers.pyll_program`). Nothing in them changes when they are
+    compiled programs (:mod:`hpo.optimizers.backends.pyll_program`). Nothing in them changes when
+    they are
     evaluated (each optimizer keeps its own trials and random generator), so the optimizers of one
     space in one process share them (:func:`hyperopt_graphs`): on seed 004's CASH tree, building
     them is 0.5 s per run, which a smoke run's 15-second TPE runs paid each time."""
@@ -247,7 +249,8 @@ def hyperopt_graphs(space: Space, shared_nodes: bool) -> HyperoptGraphs:
 class TPEOptimizer(Optimizer):
     """hyperopt's TPE behind ask/tell: proposals are configurations (only active parameters)."""
 
-    shared_nodes = False  # hyperopt_space's: seed 004's subclass (hpo/cash/tpe.py) shares them
+    # hyperopt_space's; the CASH subclass (hpo/optimizers/cash_tpe.py) shares them
+    shared_nodes = False
 
     def __init__(
         self,
@@ -330,7 +333,7 @@ class TPEOptimizer(Optimizer):
         binds in a fresh ``memo``; evaluating the graph does not change it): half of TPE's time
         on seed 004's CASH tree. And it evaluates the graph with ``pyll.rec_eval``, which
         re-discovers the graph's order on every call: most of the rest
-        (:mod:`hpo.optimizers.pyll_program`). Within the call, hyperopt's
+        (:mod:`hpo.optimizers.backends.pyll_program`). Within the call, hyperopt's
         ``build_posterior_wrapper`` returns this optimizer's graph and ``pyll.rec_eval`` runs
         its program, and its ``miscs_to_idxs_vals`` is this optimizer's :class:`ObservedColumns`;
         all are restored after. Proposals are identical (tests/test_tpe.py)."""

@@ -1,0 +1,559 @@
+"""Evaluation under the protocol: a configuration goes in, losses (and predictions) come out.
+
+This module owns what one run does with its data: for a configuration and a batch it fits the
+learner the configuration names on each training fold of that batch's split and scores it on the
+fold's validation rows and on the selection split D_S (thesis §3.3, Fig 3.2); for a chosen
+configuration it retrains on all of D_TVS and scores on the test split D_G. Zero-one losses
+(squared errors on a regression set, :mod:`hpo.tasks`) are computed from the
+predictions, which
+are kept when the run asks for them (ensembles, Chapter 4, work on predictions, not on error
+rates). With a :class:`~hpo.evaluation.performance_index.PerformanceIndex` (seed 003, §3.2) the
+loss of a fold
+is ``1 − S``, its index computed from the fold model's class probabilities (one-hot predictions
+for a learner without them) against the class frequencies of the fold's training rows; the
+probabilities are kept with the predictions when the run asks for them. Without an index nothing
+else is computed: the zero-one losses are those of every earlier run.
+
+Fits are deterministic (a stochastic learner's seed is derived from the run's seed, dataset,
+repetition and the configuration itself), so a configuration already scored on the same folds (a
+repeated grid point, CMA-ES offspring clipped to the same corner) is not fitted again, and a
+chosen configuration is retrained once per run whichever rules choose it.
+
+With :class:`~hpo.evaluation.isolation.EvaluationLimits` (seed 004 §4.1; off unless a run sets
+``limits``)
+every fit runs in a child process under a time and memory limit; a fit past a limit, or whose
+child dies, is a failed fold with the seed's loss (:func:`breach_loss`: error 100 %, RMSE 1e10),
+and after ``max_failed_folds`` consecutive failed folds the configuration's remaining folds are
+skipped and count as failed too.
+
+Row indices index the concatenation ``[X; X_test]`` of the run's :class:`~hpo.data.catalog.Dataset`.
+
+Partial evaluations (seed 002, multi-fidelity): :meth:`Evaluator.validate` may be given a
+resource. With ``epochs`` a learner that can continue (the seed-002 network) trains up to that
+many epochs, resuming from its checkpoint (one file per configuration, split and fold, in the
+run's checkpoint folder); with ``train_fraction`` each fold's fit uses that share of its training
+rows (a seeded subset, nested as the share grows). ``Validation.resource_spent`` is what the fits
+actually used (epochs, fewer after early stopping; or the shares). Without a resource nothing
+changes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import math
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from hpo import seeding
+from hpo.data.catalog import Dataset
+from hpo.ensembles import majority_vote
+from hpo.ensembles.agnostic_bayes import ensemble_predict
+from hpo.evaluation.isolation import EvaluationLimits, IsolatedWorker
+from hpo.evaluation.performance_index import PerformanceIndex, class_frequencies
+from hpo.evaluation.protocol import Fold, ProtocolSettings, RepetitionSplits
+from hpo.learners import (
+    FAILED_LABEL,
+    FitGuard,
+    FitOutcome,
+    SquaredDistanceCache,
+    failed_predictions,
+    fit_and_predict,
+    learner_parameters,
+)
+from hpo.records import Choice, FoldPredictions, Member
+from hpo.tasks import REGRESSION, mean_loss, task_of_targets
+
+LearnerOf = Callable[[Mapping[str, object]], str]
+
+
+@dataclass(frozen=True)
+class Validation:
+    """A configuration scored on one batch's folds: fold means of the zero-one losses.
+
+    ``selection_loss`` is NaN without a selection split; ``failure`` is the first fold's error
+    message when the learner failed (its losses are then 1.0, see :mod:`hpo.learners`);
+    ``predictions`` is set only when the evaluator keeps predictions.
+    """
+
+    valid_loss: float
+    selection_loss: float
+    n_fits: int
+    fit_limit_hits: int
+    fit_seconds: float
+    failure: str | None = None
+    predictions: tuple[FoldPredictions, ...] | None = None
+    constant_fits: int = 0  # folds whose training rows had one class (a constant classifier)
+    resource: float | None = None  # the resource asked (partial evaluations, seed 002)
+    resource_spent: float | None = None  # epochs trained (or training shares used), all folds
+    limit_breaches: int = 0  # folds past a time or memory limit, or whose child died (seed 004)
+    skipped_folds: int = 0  # folds not fitted after max_failed_folds consecutive breaches
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """A configuration retrained on all of D_TVS and scored on D_G."""
+
+    error: float
+    hit_limit: bool
+    fit_seconds: float
+    failure: str | None = None
+    predictions: np.ndarray | None = None
+    probabilities: np.ndarray | None = None  # (n_test, n_classes), when the run keeps them
+
+
+BREACH_LOSS = {"classification": 1.0, "regression": 1e20}  # error 100 %; RMSE 1e10 squared
+
+
+def breach_loss(y: np.ndarray) -> float:
+    """The loss of a fold past a resource limit [seed 004 §3, §4.1]: a zero-one error of 1.0
+    (100 %) for classification, a squared error of 1e20 (an RMSE of 1e10) for regression."""
+    return BREACH_LOSS[task_of_targets(y)]
+
+
+def failure_if_not_finite(loss: float, y: np.ndarray) -> float:
+    """``loss``, or :func:`breach_loss` when it is not finite (a regression learner whose
+    predictions hold NaN or infinity cannot predict: seed 004 §4.1 scores it RMSE 1e10)."""
+    return float(loss) if math.isfinite(loss) else breach_loss(y)
+
+
+def config_key(config: Mapping[str, object]) -> tuple:
+    """A hashable, order-independent key of a configuration."""
+    return tuple(sorted(config.items()))
+
+
+def standardize_features(
+    X_train: np.ndarray, X_others: list[np.ndarray]
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``X_train`` and ``X_others`` z-scored with ``X_train``'s column means and standard
+    deviations (thesis §5.5; a constant column is only centred), so no statistic of a validation
+    or test row enters its own transformation."""
+    mean = X_train.mean(axis=0)
+    std = X_train.std(axis=0)
+    scale = np.where(std > 0, std, 1.0)
+    return (X_train - mean) / scale, [(X - mean) / scale for X in X_others]
+
+
+class Evaluator:
+    """Scores configurations on the folds of a batch and tests chosen ones (both cached).
+
+    ``learner_of`` names the learner of a configuration (the space's choice, e.g. its
+    ``classifier`` parameter, or its one fixed learner). ``index``: score folds by seed 003's
+    performance index (loss ``1 − S``) instead of the zero-one error; ``keep_probabilities``:
+    keep the class probabilities with the predictions (and the test results).
+    """
+
+    def __init__(
+        self,
+        data: Dataset,
+        protocol: ProtocolSettings,
+        learner_of: LearnerOf,
+        guard: FitGuard,
+        seed: int,
+        repetition: int,
+        keep_predictions: bool = False,
+        learner_settings: Mapping[str, object] | None = None,
+        checkpoint_dir: str | Path | None = None,
+        limits: EvaluationLimits | None = None,
+        index: PerformanceIndex | None = None,
+        keep_probabilities: bool = False,
+    ) -> None:
+        X_parts = [data.X] if data.X_test is None else [data.X, data.X_test]
+        y_parts = [data.y] if data.y_test is None else [data.y, data.y_test]
+        self.X = np.concatenate(X_parts)
+        self.y = np.concatenate(y_parts)
+        self.splits = RepetitionSplits(
+            self.y, len(data.y), data.has_predefined_test, protocol, seed, data.name, repetition
+        )
+        self.learner_of = learner_of
+        self.standardize = protocol.standardize
+        self.guard = guard
+        self.keep_predictions = keep_predictions
+        self.limits = limits
+        self._worker = IsolatedWorker(limits) if limits is not None else None
+        self.index = index
+        self.keep_probabilities = keep_probabilities
+        wants_probabilities = index is not None or keep_probabilities
+        if wants_probabilities and task_of_targets(self.y) == REGRESSION:
+            raise ValueError(
+                f"dataset {data.name!r} is a regression dataset; the performance index and "
+                "class probabilities need a classification dataset"
+            )
+        self.n_classes = int(self.y.max()) + 1 if wants_probabilities else None
+        self._seed_key = (seed, data.name, repetition)
+        self.learner_settings = dict(learner_settings or {})  # a space's fixed settings
+        self._checkpoint_dir = None if checkpoint_dir is None else Path(checkpoint_dir)
+        self._temporary_checkpoints: tempfile.TemporaryDirectory | None = None
+        self._valid_cache: dict[tuple, Validation] = {}
+        self._test_cache: dict[tuple, TestResult] = {}
+        self._distances = (
+            SquaredDistanceCache(self.X, guard.distance_cache_mb)
+            if guard.distance_cache_mb > 0 and not protocol.standardize
+            else None  # standardised features differ per fit: no shared distances
+        )
+
+    def learner_seed(self, config: Mapping[str, object]) -> int:
+        """The seed of a stochastic learner at ``config``: its validation fits and its final
+        retraining share it, so the cached results are those of one model."""
+        seed, dataset, repetition = self._seed_key
+        text = json.dumps(config_key(config), default=str)
+        return seeding.int_seed(seeding.seed_sequence(seed, dataset, repetition, "learner", text))
+
+    def _fit(
+        self,
+        config: Mapping[str, object],
+        train: np.ndarray,
+        evals: list[np.ndarray],
+        train_key: tuple,
+        guard: FitGuard,
+        early_stopping: bool = False,
+        epochs: float | None = None,
+        checkpoint: Path | None = None,
+    ) -> FitOutcome:
+        """Fit on rows ``train`` (identified by ``train_key`` for the distance cache), predict
+        each of ``evals``; the fit's seconds include computing a precomputed RBF kernel. With
+        ``early_stopping`` a learner that supports it stops on ``evals[0]`` (the validation
+        rows); ``epochs`` and ``checkpoint`` go to a resumable learner."""
+        learner = self.learner_of(config)
+        started = time.perf_counter()
+        gram = None
+        if self._distances is not None and learner == "svm_rbf":
+            gamma = float(learner_parameters(learner, config)["gamma"])  # "svm_rbf__gamma" too
+            gram = self._distances.gram(train_key, train, gamma)
+        gram_seconds = time.perf_counter() - started
+        X_train, X_evals = self.X[train], [self.X[rows] for rows in evals]
+        if self.standardize:
+            X_train, X_evals = standardize_features(X_train, X_evals)
+        arguments = (
+            learner,
+            {**self.learner_settings, **config},
+            guard,
+            X_train,
+            self.y[train],
+            [(X, self.y[rows]) for X, rows in zip(X_evals, evals, strict=True)],
+            self.learner_seed(config),
+            gram,
+        )
+        keywords = {  # a resumable learner's settings (seed 002); probabilities (seed 003)
+            "validation": (X_evals[0], self.y[evals[0]]) if early_stopping else None,
+            "epochs": epochs,
+            "checkpoint": None if checkpoint is None else str(checkpoint),
+            **({} if self.n_classes is None else {"n_classes": self.n_classes}),
+        }
+        if self._worker is None:
+            outcome = fit_and_predict(*arguments, **keywords)
+        else:
+            outcome = self._fit_isolated(arguments, keywords, evals)
+        return dataclasses.replace(outcome, fit_seconds=outcome.fit_seconds + gram_seconds)
+
+    def _fit_isolated(
+        self, arguments: tuple, keywords: Mapping[str, object], evals: list[np.ndarray]
+    ) -> FitOutcome:
+        """:func:`fit_and_predict` in the child process; a breach is a failed outcome with the
+        seed's loss on every evaluation set."""
+        assert self._worker is not None
+        isolated = self._worker.run(functools.partial(fit_and_predict, **keywords), *arguments)
+        if isolated.failure is None:
+            return isolated.value
+        y_train = arguments[4]
+        return self._failed(y_train, evals, isolated.seconds, isolated.failure, breached=True)
+
+    def close(self) -> None:
+        """Stop the child process of the limits, if any."""
+        if self._worker is not None:
+            self._worker.close()
+
+    def fit_rows(
+        self, config: Mapping[str, object], train: np.ndarray, evals: list[np.ndarray]
+    ) -> FitOutcome:
+        """``config`` fitted on rows ``train`` and scored on each of ``evals`` under the run's
+        guard and limits, uncached: the per-instance evaluations of seed 004's optimizers
+        (:mod:`hpo.cash`), whose instances are folds, nested subsamples or random splits."""
+        key = ("rows", hashlib.sha1(train.tobytes()).hexdigest())  # the distance-cache key
+        return self._fit(config, train, evals, key, self.guard)
+
+    def warm_up(self) -> None:
+        """Start the limits' child process now (a forkserver start with its imports takes
+        seconds), so that a run's time budget does not pay for it."""
+        if self._worker is not None:
+            self._worker.run(int, 0)
+
+    @property
+    def child_cpu_seconds(self) -> float:
+        """CPU seconds spent in the limits' child processes (0 without limits)."""
+        return self._worker.cpu_seconds if self._worker is not None else 0.0
+
+    def checkpoint_path(self, config: Mapping[str, object], batch: int, fold: int) -> Path:
+        """Where a resumable learner keeps ``config``'s model for ``batch``'s fold ``fold``: the
+        run's checkpoint folder (a temporary one, removed with the evaluator, unless given)."""
+        if self._checkpoint_dir is None:
+            self._temporary_checkpoints = tempfile.TemporaryDirectory(prefix="hpo-checkpoints-")
+            self._checkpoint_dir = Path(self._temporary_checkpoints.name)
+        text = json.dumps([config_key(config), self.splits.split_key(batch), fold], default=str)
+        return self._checkpoint_dir / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.pt"
+
+    def _share_of(self, train: np.ndarray, share: float, batch: int, fold: int) -> np.ndarray:
+        """A seeded ``share`` of the training rows ``train``; a larger share keeps the smaller
+        one's rows (the same permutation, a longer prefix)."""
+        if not 0.0 < share <= 1.0:
+            raise ValueError(f"a train_fraction resource must be in (0, 1], got {share}")
+        seed, dataset, repetition = self._seed_key
+        purpose = ("train-fraction", str(self.splits.split_key(batch)), fold)
+        order = seeding.rng(seed, dataset, repetition, *purpose).permutation(len(train))
+        return np.sort(train[order[: max(1, math.ceil(share * len(train)))]])
+
+    def validate(
+        self,
+        config: Mapping[str, object],
+        batch: int,
+        resource: float | None = None,
+        resource_kind: str = "epochs",
+    ) -> Validation:
+        """The fold means of the validation and selection losses of ``config`` on ``batch``'s
+        folds (a configuration already scored on the same folds is not fitted again), trained
+        up to ``resource`` (``epochs`` or ``train_fraction``) when one is given."""
+        key = (config_key(config), self.splits.split_key(batch))
+        if resource is not None:
+            key = (*key, resource_kind, float(resource))
+        if key in self._valid_cache:
+            cached = self._valid_cache[key]
+            spent = None if cached.resource_spent is None else 0.0
+            return dataclasses.replace(cached, n_fits=0, fit_seconds=0.0, resource_spent=spent)
+        selection = self.splits.selection
+        valid, sel, kept, hits, seconds, failure, constant = [], [], [], 0, 0.0, None, 0
+        spent: list[float] = []
+        breaches, in_a_row, skipped = 0, 0, 0
+        folds = self.splits.folds(batch)
+        for index, fold in enumerate(folds):
+            if self.limits is not None and in_a_row >= self.limits.max_failed_folds:
+                skipped += 1  # seed 004: the remaining folds are skipped, and failed
+                train = fold.train
+                outcome = self._skipped(train, [fold.valid, selection])
+            else:
+                train_key: tuple = ("fold", self.splits.split_key(batch), index)
+                train, fit_options = fold.train, {}
+                if resource is not None and resource_kind == "train_fraction":
+                    train = self._share_of(fold.train, float(resource), batch, index)
+                    train_key = (*train_key, "share", float(resource))
+                    spent.append(len(train) / len(fold.train))
+                elif resource is not None:
+                    fit_options = {
+                        "epochs": resource,
+                        "checkpoint": self.checkpoint_path(config, batch, index),
+                    }
+                outcome = self._fit(
+                    config,
+                    train,
+                    [fold.valid, selection],
+                    train_key,
+                    self.guard,
+                    early_stopping=True,
+                    **fit_options,
+                )
+                breaches += outcome.breached
+                in_a_row = in_a_row + 1 if outcome.breached else 0
+                if outcome.resource_spent is not None:
+                    spent.append(outcome.resource_spent)
+            if self.index is None:
+                valid.append(outcome.errors[0])
+                sel.append(outcome.errors[1])
+            else:
+                learner = self.learner_of(config)
+                valid.append(1.0 - self.index_of(outcome, 0, train, fold.valid, learner))
+                sel.append(1.0 - self.index_of(outcome, 1, train, selection, learner))
+            hits += outcome.hit_limit
+            constant += outcome.constant
+            seconds += outcome.fit_seconds
+            failure = failure or outcome.failure
+            if self.keep_predictions:
+                probabilities = outcome.probabilities if self.keep_probabilities else (None, None)
+                kept.append(
+                    FoldPredictions(
+                        fold.valid, self.y[fold.valid], *outcome.predictions, *probabilities
+                    )
+                )
+        result = Validation(
+            valid_loss=float(np.mean(valid)),
+            selection_loss=float(np.mean(sel)) if len(selection) else float("nan"),
+            n_fits=len(folds) - skipped,
+            fit_limit_hits=hits,
+            fit_seconds=seconds,
+            failure=failure,
+            predictions=tuple(kept) if self.keep_predictions else None,
+            constant_fits=constant,
+            resource=None if resource is None else float(resource),
+            resource_spent=float(sum(spent)) if spent else None,
+            limit_breaches=breaches,
+            skipped_folds=skipped,
+        )
+        self._valid_cache[key] = result
+        return result
+
+    def _skipped(self, train: np.ndarray, evals: list[np.ndarray]) -> FitOutcome:
+        """A fold not fitted: failed predictions and the seed's loss on each set."""
+        return self._failed(self.y[train], evals, 0.0, "skipped after failing folds")
+
+    def _failed(
+        self,
+        y_train: np.ndarray,
+        evals: list[np.ndarray],
+        seconds: float,
+        failure: str,
+        breached: bool = False,
+    ) -> FitOutcome:
+        """A fit that gave no model (seed 004): failed predictions and the seed's loss on each
+        evaluation set; rows of zero class probabilities when the run keeps them (seed 003)."""
+        predictions = tuple(failed_predictions(y_train, len(rows)) for rows in evals)
+        loss = breach_loss(self.y)
+        errors = tuple(loss if len(rows) else float("nan") for rows in evals)
+        probabilities = (
+            None
+            if self.n_classes is None
+            else tuple(np.zeros((len(rows), self.n_classes)) for rows in evals)
+        )
+        return FitOutcome(
+            predictions, errors, seconds, False, failure, breached=breached,
+            probabilities=probabilities,
+        )  # fmt: skip
+
+    def index_of(
+        self, outcome: FitOutcome, which: int, train: np.ndarray, rows: np.ndarray, learner: str
+    ) -> float:
+        """Seed 003's index ``S`` of ``outcome``'s predictions on evaluation set ``which``
+        (``rows``), its baseline the class frequencies of the ``train`` rows (NaN for no rows).
+        A failed fit scores 0, the baseline [decision: Fig. 5.1 draws failures there]."""
+        if not len(rows):
+            return float("nan")
+        if outcome.failure is not None or np.any(outcome.predictions[which] == FAILED_LABEL):
+            return 0.0
+        classes = np.arange(self.n_classes)
+        given = outcome.probabilities[which] if outcome.gives_probabilities else None
+        return self.index.score(
+            self.y[rows],
+            classes,
+            class_frequencies(self.y[train], classes),
+            labels=outcome.predictions[which],
+            probabilities=given,
+            learner=learner,
+        ).index
+
+    def holdout_scores(
+        self, config: Mapping[str, object], folds: Sequence[Fold]
+    ) -> tuple[list[float], float]:
+        """Seed 003's model-selection scores (§3.3): ``config`` fitted on each fold's training
+        rows and scored on its validation rows by the index (``1 −`` the zero-one error
+        without one); returns the scores and the mean fit seconds."""
+        scores, seconds = [], 0.0
+        learner = self.learner_of(config)
+        for fold in folds:
+            train_key = ("holdout", hash(fold.train.tobytes()))
+            outcome = self._fit(config, fold.train, [fold.valid], train_key, self.guard)
+            seconds += outcome.fit_seconds
+            if self.index is None:
+                scores.append(1.0 - outcome.errors[0])
+            else:
+                scores.append(self.index_of(outcome, 0, fold.train, fold.valid, learner))
+        return scores, seconds / max(len(folds), 1)
+
+    def test(self, config: Mapping[str, object]) -> TestResult:
+        """``config`` retrained on all of D_TVS (no work limit, thesis §3.3) and scored on D_G."""
+        key = config_key(config)
+        if key not in self._test_cache:
+            outcome = self._fit(
+                config,
+                self.splits.train_valid_selection,
+                [self.splits.test],
+                ("tvs",),
+                self.guard.for_retraining(),
+            )
+            self._test_cache[key] = TestResult(
+                outcome.errors[0],
+                outcome.hit_limit,
+                outcome.fit_seconds,
+                outcome.failure,
+                outcome.predictions[0],
+                outcome.probabilities[0] if self.keep_probabilities else None,
+            )
+        return self._test_cache[key]
+
+
+TIME_BUDGET_KINDS = ("wall", "cpu")  # a run's time_budget in seconds of wall or CPU time
+
+
+class Clock:
+    """Seconds spent since the clock started, of a time budget's kind: ``wall``, or ``cpu`` (this
+    process's and its fit children's, ``child_cpu``: :attr:`Evaluator.child_cpu_seconds`; seed
+    004 §4.1 budgets CPU hours)."""
+
+    def __init__(self, kind: str = "wall", child_cpu: Callable[[], float] = lambda: 0.0) -> None:
+        if kind not in TIME_BUDGET_KINDS:
+            raise ValueError(
+                f"unknown time budget kind {kind!r}; valid choices: {', '.join(TIME_BUDGET_KINDS)}"
+            )
+        self.kind = kind
+        self.child_cpu = child_cpu
+        self._wall0 = time.perf_counter()
+        self._cpu0 = time.process_time()
+        self._child0 = child_cpu()
+
+    def wall(self) -> float:
+        return time.perf_counter() - self._wall0
+
+    def cpu(self) -> float:
+        return time.process_time() - self._cpu0 + self.child_cpu() - self._child0
+
+    def spent(self) -> float:
+        """Seconds of the clock's kind."""
+        return self.cpu() if self.kind == "cpu" else self.wall()
+
+
+class ChoiceScorer:
+    """Test errors of choices: each member retrained once (the evaluator's cache) and scored on
+    D_G; a choice of several members is scored by their weighted majority vote
+    (:func:`hpo.ensembles.majority_vote`, ties by ``ties``), or for regression by their weighted
+    mean (:func:`hpo.ensembles.agnostic_bayes.ensemble_predict`) and its squared error.
+
+    ``tested`` maps each retrained configuration to (model id, result): the id is the member's
+    trace iteration, or minus the iteration at which a never-evaluated member was chosen.
+    """
+
+    def __init__(
+        self, evaluator: Evaluator, ties: str = "lowest", rng: np.random.Generator | None = None
+    ) -> None:
+        self.evaluator = evaluator
+        self.labels = evaluator.y[evaluator.splits.test]
+        self.ties = ties
+        self.rng = rng
+        self.tested: dict[tuple, tuple[int, TestResult]] = {}
+
+    def member_result(self, member: Member, chosen_at: int) -> TestResult:
+        """The retrained member's test result (cached per configuration)."""
+        key = config_key(member.config)
+        if key not in self.tested:
+            model_id = member.iteration if member.iteration is not None else -chosen_at
+            self.tested[key] = (model_id, self.evaluator.test(member.config))
+        return self.tested[key][1]
+
+    def score(self, choice: Choice, chosen_at: int) -> tuple[float, bool, float]:
+        """(test error, any member hit its fit limit, seconds of the members' retraining) of a
+        choice made after iteration ``chosen_at``."""
+        results = [self.member_result(m, chosen_at) for m in choice.members]
+        hit = any(r.hit_limit for r in results)
+        seconds = sum(r.fit_seconds for r in results)
+        if choice.is_single:
+            return results[0].error, hit, seconds
+        if task_of_targets(self.labels) == REGRESSION:  # the agnostic-Bayes weighted mean
+            predictions = np.stack([r.predictions for r in results])
+            mean = ensemble_predict(predictions, choice.weights, REGRESSION)
+            return mean_loss(mean, self.labels), hit, seconds
+        votes = majority_vote(
+            np.stack([r.predictions for r in results]), choice.weights, self.ties, self.rng
+        )
+        return float(np.mean(votes != self.labels)), hit, seconds
