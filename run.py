@@ -8,18 +8,27 @@ not scale to 10^5 runs); the launcher decides where jobs run (joblib locally, SL
     python run.py -m experiment=chapter3 profile=medium n_shards=8 'shard=range(0,8)' \\
         hydra/launcher=joblib
 
-The entry point only composes the config and hands plain objects to the library.
+The entry point only composes the config and hands plain objects to the library. Off a
+terminal a run prints a progress line every ``$HPO_PROGRESS_SECONDS`` seconds (default 30);
+Ctrl-C or SIGTERM ends it with one line, nothing written, exit code 130 or 143.
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+
+from experiments.interrupt import Interrupted, exit_on_interrupt, raise_on_signals
+
+if __name__ == "__main__":  # before the slow imports: a Ctrl-C while they load is one line too
+    raise_on_signals()
+
+from pathlib import Path  # noqa: E402 - after the signal handlers
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
+from analysis.layout import predictions_path
 from experiments.cluster import check_launcher_overrides, check_shards
 from experiments.config import (
     UsageError,
@@ -28,9 +37,10 @@ from experiments.config import (
     open_settings,
     spec_from_config,
 )
+from experiments.progress import interval_seconds
 from experiments.results import run_filename
 from experiments.runner import RunSpec
-from experiments.single import prepare, run_and_save, summarize
+from experiments.single import footnotes, prepare, run_and_save, summarize
 from hpo.data.catalog import DatasetError
 
 
@@ -38,9 +48,15 @@ def _single_run(cfg: DictConfig) -> None:
     spec = spec_from_config(OmegaConf.to_container(cfg, resolve=True))
     path = Path(cfg.results_dir) / run_filename(spec)
     created = [folder for folder in (path.parent, *path.parent.parents) if not folder.exists()]
+    finished_before, sidecar = path.exists(), predictions_path(path)
+    sidecar_before = sidecar.exists()
     try:
         _run_once(cfg, spec, path)
-    except BaseException:  # a refused run (learner, dataset, device) leaves no folder behind
+    except BaseException as err:  # a refused or interrupted run leaves no folder behind
+        if isinstance(err, Interrupted) and path.exists() and not finished_before:
+            err.outcome = f"the run had finished, its results are kept: {path}"
+        if not path.exists() and sidecar.exists() and not sidecar_before:
+            sidecar.unlink()  # stopped between the predictions sidecar and the results file
         for folder in created:  # deepest first; stops at the first one that is not empty
             try:
                 folder.rmdir()
@@ -59,12 +75,8 @@ def _run_once(cfg: DictConfig, spec: RunSpec, path: Path) -> None:
         run_and_save(spec, path, cfg.data_dir, show_progress=True)
     summary = summarize(path)
     print(summary.to_string(index=False, na_rep="n/a"))
-    valid = next(c for c in summary.columns if c.startswith("valid_"))  # error_% or mse
-    if summary[valid].isna().any():
-        print(
-            "n/a: a posterior-mean choice need not be an evaluated point, and an ensemble's "
-            "validation error is not recorded (no validation error)"
-        )
+    for note in footnotes(path):
+        print(note)
     print(f"results: {path}")
 
 
@@ -75,15 +87,19 @@ def _sweep_shard(cfg: DictConfig) -> None:
         raise UsageError(f"shard must be in [0, {cfg.n_shards}), got {cfg.shard}")
     name = HydraConfig.get().runtime.choices["experiment"]  # the config file's name
     record_dataset_notes(name, cfg.profile, data_dir=cfg.data_dir)
-    runs, counts = run_all(
-        name,
-        cfg.profile,
-        data_dir=cfg.data_dir,
-        shard=cfg.shard,
-        n_shards=cfg.n_shards,
-        n_jobs=1,
-        progress=False,
-    )
+    try:
+        runs, counts = run_all(
+            name,
+            cfg.profile,
+            data_dir=cfg.data_dir,
+            shard=cfg.shard,
+            n_shards=cfg.n_shards,
+            n_jobs=1,
+            progress=False,
+        )
+    except Interrupted as stop:
+        stop.outcome = "the shard's finished runs are kept; the same command runs the rest"
+        raise
     waiting = sum(bool(run.waiting) for run in runs)
     if waiting:  # parts that run after others, whose runs other shards have not finished
         counts["waiting"] = waiting
@@ -107,8 +123,14 @@ if __name__ == "__main__":
         check_overrides(sys.argv[1:])
         check_shards(sys.argv[1:])
         check_launcher_overrides(sys.argv[1:])
+        interval_seconds()  # a bad $HPO_PROGRESS_SECONDS is refused before anything runs
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
+    except Interrupted as stop:
+        exit_on_interrupt(stop)
     sys.argv[1:] = open_settings(sys.argv[1:])
-    main()
+    try:
+        main()
+    except Interrupted as stop:
+        exit_on_interrupt(stop)

@@ -32,6 +32,7 @@ REGISTRY = {
     "surrogates": "analysis.surrogates",  # Jůzlová 2018 (seed 002)
     "hierarchical": "analysis.hierarchical",  # Bermúdez-Chacón 2014 (seed 003)
     "autoweka": "analysis.autoweka",  # Thornton 2014 (seed 004)
+    "demo": "analysis.demo",  # `make demo`: what the short sweep ran, nothing from the thesis
 }
 
 

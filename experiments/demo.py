@@ -1,9 +1,10 @@
 """``make demo``: a short experiment end to end on scikit-learn's bundled datasets.
 
 Six Chapter-3 methods (grid, rs, gp, gp-r, cma, cma-r) on iris, wine, breast cancer and digits,
-hold-out validation, 2 repetitions of 60 evaluations (10 CMA-ES generations); then consolidation
-and a summary table of mean test error per dataset and method with average ranks (lower is
-better).
+hold-out validation, 2 repetitions of 60 evaluations (10 CMA-ES generations); then consolidation,
+a summary table of mean test error per dataset and method with average ranks (lower is better),
+and the report (``analysis.demo``: tables, curves and critical-difference diagrams of what ran),
+whose path is the last line printed.
 """
 
 from __future__ import annotations
@@ -15,16 +16,24 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import layout
+from analysis.report import write_report
 from analysis.stats import average_ranks
 from experiments.sweep import RESULTS_ROOT, consolidate, plan, run_sweep
 
 
-def main(results_root: Path = RESULTS_ROOT, n_jobs: int = -1) -> int:
+def main(results_root: Path = RESULTS_ROOT, n_jobs: int = -1, experiment: str = "demo") -> int:
+    """Run the demo's sweep, print its summary, write its report; the report's path last.
+    ``experiment``: ``conf/experiment/demo.yaml``, or a YAML file of the same form (tests)."""
     started = time.perf_counter()
-    runs = plan("demo", "default", results_root)
-    print(f"demo: {len(runs)} runs (6 methods x 4 datasets x 2 repetitions, 60 evaluations each)")
+    runs = plan(experiment, "default", results_root)
+    specs = [run.spec for run in runs]
+    print(
+        f"demo: {len(runs)} runs ({len({s.run_method for s in specs})} methods x "
+        f"{len({s.dataset for s in specs})} datasets x {len({s.repetition for s in specs})} "
+        f"repetitions, {max(s.budget for s in specs)} evaluations each)"
+    )
     counts = run_sweep(runs, n_jobs=n_jobs)
-    folder = layout.sweep_dir("demo", "default", results_root)
+    folder = next(p.parent for p in runs[0].path.parents if p.name == layout.RUNS)
     paths = consolidate(runs, folder / layout.CONSOLIDATED)
     outcomes = pd.read_parquet(paths["outcome"])
     final = outcomes[
@@ -44,6 +53,10 @@ def main(results_root: Path = RESULTS_ROOT, n_jobs: int = -1) -> int:
         f"results: {folder} (per-run files in runs/, merged in "
         f"consolidated/outcomes.parquet and consolidated/traces.parquet)"
     )
+    drawn = time.perf_counter()
+    report = write_report(folder)  # the demo plug-in: the results' experiment column
+    print(f"report drawn in {time.perf_counter() - drawn:.0f} s; open it:")
+    print(f"report: {report}")
     return 1 if counts["failed"] else 0
 
 

@@ -15,6 +15,7 @@ import time
 
 from analysis import layout
 from experiments.config import UsageError
+from experiments.progress import interval_seconds
 from experiments.results import ensure_writable
 from experiments.sweep import (
     RESULTS_ROOT,
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = plan(args.experiment, args.profile, RESULTS_ROOT, args.data_dir)
         check_data(runs, args.data_dir)
         ensure_writable(RESULTS_ROOT)
+        interval_seconds()  # a bad $HPO_PROGRESS_SECONDS: one line before anything runs
         notes = record_dataset_notes(args.experiment, args.profile, RESULTS_ROOT, args.data_dir)
     except (UsageError, PermissionError) as err:
         print(f"error: {err}", file=sys.stderr)

@@ -1,33 +1,76 @@
-"""Run one configured run, write its results file and print a short summary."""
+"""Run one configured run, write its results file and print a short summary, with the notes
+that explain it (rows without a validation error, fewer evaluations than the budget)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from experiments.progress import RunProgress, StatusLines, interval_seconds, on_terminal
 from experiments.results import (
     ensure_writable,
     inspect_results_file,
     is_stale,
     read_run,
     set_aside,
+    spec_from_file,
     stored_revision,
     write_run,
 )
-from experiments.runner import RunSpec, run
+from experiments.runner import RunResult, RunSpec, run
 from hpo.data.catalog import Dataset, dataset_task
+from hpo.optimizers.grid import points_per_axis
+from hpo.space.priors import prior_space_from_config
 
 
-def progress_bar(spec: RunSpec) -> tqdm:
-    """A progress bar with ETA over the run's evaluations, on stderr when it is a terminal
-    (nothing in logs or pipes), showing the best validation error so far."""
-    return tqdm(
-        total=spec.budget, desc=f"{spec.run_method} {spec.dataset}", unit="eval", disable=None
+def grid_axes(spec: RunSpec | dict[str, Any]) -> tuple[int, int] | None:
+    """(values per axis, axes) of a grid-search run's grid; None for any other optimizer.
+    ``spec``: a :class:`RunSpec` or its stored identity (``spec_from_file``)."""
+    fields = asdict(spec) if isinstance(spec, RunSpec) else spec
+    if fields["optimizer"] != "grid":
+        return None
+    dim = prior_space_from_config(fields["space"]).space.dim
+    per_axis = fields["optimizer_settings"].get("points_per_dim")
+    return (per_axis or points_per_axis(int(fields["budget"]), dim)), dim
+
+
+def planned_evaluations(spec: RunSpec) -> int:
+    """How many evaluations the run makes unless its time budget ends it first: the budget, or
+    a grid's size when that is smaller."""
+    axes = grid_axes(spec)
+    return spec.budget if axes is None else min(spec.budget, axes[0] ** axes[1])
+
+
+def loss_text(dataset: str) -> Callable[[float], str]:
+    """How a validation loss of ``dataset`` is shown: an error in %, or a regression's MSE."""
+    if dataset_task(dataset) == "regression":
+        return lambda loss: f"MSE {loss:.4g}"
+    return lambda loss: f"error {100 * loss:.2f}%"
+
+
+def _run_with_progress(spec: RunSpec, data_dir: str | None, data: Dataset | None) -> RunResult:
+    """``run`` with a bar on a terminal (stderr), else a progress line at a steady interval."""
+    watch = RunProgress(
+        f"{spec.run_method} {spec.dataset}", planned_evaluations(spec), loss_text(spec.dataset)
     )
+    if not on_terminal():
+        with StatusLines(watch.line, interval_seconds()):
+            return run(spec, data=data, data_dir=data_dir, progress=watch)
+    with tqdm(total=watch.total, desc=watch.label, unit="eval") as bar:
+
+        def advance(iteration: int, loss: float) -> None:
+            watch(iteration, loss)
+            bar.set_postfix_str(watch.best_text(), refresh=False)
+            bar.update(1)
+
+        return run(spec, data=data, data_dir=data_dir, progress=advance)
 
 
 def run_and_save(
@@ -38,22 +81,13 @@ def run_and_save(
     show_progress: bool = False,
 ) -> Path:
     """Execute ``spec`` and write its results to ``path``, unless that file exists
-    (``show_progress``: :func:`progress_bar` while it runs)."""
+    (``show_progress``: a progress bar on a terminal, else a progress line on stderr every
+    ``$HPO_PROGRESS_SECONDS`` seconds, :mod:`experiments.progress`)."""
     if path.exists():
         return path
     started = time.perf_counter()
     if show_progress:
-        with progress_bar(spec) as bar:
-            best = [float("inf")]
-            regression = dataset_task(spec.dataset) == "regression"
-
-            def advance(iteration: int, loss: float) -> None:
-                best[0] = min(best[0], loss)
-                shown = f"{best[0]:.4g} MSE" if regression else f"{100 * best[0]:.2f}%"
-                bar.set_postfix_str(f"best valid {shown}", refresh=False)
-                bar.update(1)
-
-            result = run(spec, data=data, data_dir=data_dir, progress=advance)
+        result = _run_with_progress(spec, data_dir, data)
     else:
         result = run(spec, data=data, data_dir=data_dir)
     try:
@@ -122,3 +156,62 @@ def summarize(path: Path) -> pd.DataFrame:
             "seconds": final["run_seconds"].round(1).to_numpy(),
         }
     )
+
+
+def _methods(rows: pd.DataFrame) -> str:
+    return ", ".join(dict.fromkeys(rows["method"].astype(str)))
+
+
+def footnotes(path: Path) -> list[str]:
+    """The lines under a run's summary: why a row's validation error is n/a (only the reasons
+    its rows have, :func:`missing_valid_notes`), and why the run made fewer evaluations than its
+    budget."""
+    table = read_run(path)
+    outcomes = table[table["row_type"] == "outcome"]
+    final = outcomes[outcomes["iteration"] == outcomes["iteration"].max()]
+    evaluations = int((table["row_type"] == "trace").sum())
+    return missing_valid_notes(final) + _evaluations_note(spec_from_file(path), evaluations)
+
+
+def missing_valid_notes(final: pd.DataFrame) -> list[str]:
+    """Why rows of ``final`` (outcome rows: method, incumbent_valid_loss, members, n_members)
+    have no validation error: a posterior-mean choice (member ``pm``, never evaluated), or an
+    ensemble of several models. Rows with a validation error need no note."""
+    missing = final[final["incumbent_valid_loss"].isna()]
+    names = missing["members"].astype(str).str.split(",")  # "3,3,7", "pm" or "pm:0.5,3:0.5"
+    posterior_mean = names.map(lambda members: any(m.split(":")[0] == "pm" for m in members))
+    ensemble = ~posterior_mean & (missing["n_members"] > 1)
+    notes = []
+    if posterior_mean.any():
+        notes.append(
+            f"n/a for {_methods(missing[posterior_mean])}: the argmin of the posterior mean "
+            "need not be an evaluated point, so it has no validation error"
+        )
+    if ensemble.any():
+        notes.append(
+            f"n/a for {_methods(missing[ensemble])}: an ensemble of several models has no "
+            "validation error recorded (its members' are in the trace)"
+        )
+    return notes
+
+
+def _evaluations_note(spec: dict[str, Any], evaluations: int) -> list[str]:
+    budget = int(spec["budget"])
+    if evaluations >= budget:
+        return []
+    axes = grid_axes(spec)
+    if axes is not None and evaluations == axes[0] ** axes[1]:
+        per_axis, dim = axes
+        which = (
+            f"the largest full grid within budget {budget}"
+            if spec["optimizer_settings"].get("points_per_dim") is None
+            else f"optimizer.settings.points_per_dim={per_axis}; budget {budget}"
+        )
+        shape = f"{per_axis} values on each of {dim} axes"
+        return [f"grid: {evaluations} evaluations ({which}: {shape})"]
+    why = (
+        f"its time budget of {spec['time_budget']:g} s ran out"
+        if spec.get("time_budget") is not None
+        else "the optimizer proposed no more"
+    )
+    return [f"{spec['optimizer']}: {evaluations} evaluations of budget {budget} ({why})"]

@@ -40,6 +40,7 @@ import sys
 import time
 import traceback
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -52,6 +53,7 @@ from analysis import layout
 from analysis.layout import RESULTS_ROOT
 from experiments.compose import compose_config, override
 from experiments.config import UsageError, check_task, group_choices, spec_from_config
+from experiments.progress import StatusLines, duration, interval_seconds, on_terminal, remaining
 from experiments.results import ensure_writable, inspect_results_file, run_filename, set_aside
 from experiments.runner import RunSpec
 from hpo.data.catalog import (
@@ -421,7 +423,8 @@ def run_sweep(
     max_memory_gb: float | None = None,
     progress: bool = True,
 ) -> dict[str, int]:
-    """Execute every unfinished run (finished ones are skipped, failed ones retried)."""
+    """Execute every unfinished run (finished ones are skipped, failed ones retried).
+    ``progress``: a bar on a terminal, else a line every ``$HPO_PROGRESS_SECONDS`` seconds."""
     from joblib import Parallel, delayed
     from joblib.externals.loky.process_executor import TerminatedWorkerError
     from tqdm.auto import tqdm
@@ -433,31 +436,46 @@ def run_sweep(
     _record_dead_workers(runs)  # markers left by a sweep that was killed
     pending = [run for run in runs if not run.path.exists() and not run.waiting]
     counts = {"done": 0, "failed": 0, "skipped": len(runs) - len(pending)}
+    lines = progress and not on_terminal()
     bar = tqdm(
         total=len(runs),
         initial=counts["skipped"],
         unit="run",
-        disable=not progress,
+        disable=not progress or lines,
         desc="runs",
         dynamic_ncols=True,
     )
-    while pending:
-        try:
-            results = (
-                Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-                    delayed(execute)(run, data_dir, max_memory_gb) for run in pending
+    started, to_do = time.perf_counter(), len(pending)
+
+    def describe() -> str:
+        finished = counts["done"] + counts["failed"]
+        elapsed = time.perf_counter() - started
+        return (
+            f"runs: {finished + counts['skipped']}/{len(runs)} finished ({counts['failed']} "
+            f"failed, {counts['skipped']} from before), {duration(elapsed)} elapsed"
+            + remaining(elapsed, finished, to_do)
+        )
+
+    with StatusLines(describe, interval_seconds()) if lines else nullcontext():
+        while pending:
+            try:
+                results = (
+                    Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+                        delayed(execute)(run, data_dir, max_memory_gb) for run in pending
+                    )
+                    if n_jobs != 1
+                    else (execute(run, data_dir, max_memory_gb) for run in pending)
                 )
-                if n_jobs != 1
-                else (execute(run, data_dir, max_memory_gb) for run in pending)
-            )
-            for status, _ in results:
-                counts[status] += 1
-                bar.update(1)
-                bar.set_postfix(failed=counts["failed"], refresh=False)
-            pending = []
-        except TerminatedWorkerError:
-            counts["failed"] += _record_dead_workers(pending)
-            pending = [r for r in pending if not r.path.exists() and not r.failure_path.exists()]
+                for status, _ in results:
+                    counts[status] += 1
+                    bar.update(1)
+                    bar.set_postfix(failed=counts["failed"], refresh=False)
+                pending = []
+            except TerminatedWorkerError:
+                counts["failed"] += _record_dead_workers(pending)
+                pending = [
+                    r for r in pending if not r.path.exists() and not r.failure_path.exists()
+                ]
     bar.close()
     return counts
 
@@ -603,6 +621,7 @@ def _main(argv: list[str] | None = None) -> int:
             print(status(runs).drop(columns="error").to_string(index=False))
             return 0
         if args.command == "run":
+            interval_seconds()  # a bad $HPO_PROGRESS_SECONDS: one line before anything runs
             check_data(runs, args.data_dir)
             ensure_writable(args.results_root)
             for name, note in record_dataset_notes(

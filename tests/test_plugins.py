@@ -21,14 +21,19 @@ def test_experiment_column_names_the_plugin() -> None:
 
 
 def test_unknown_or_absent_experiment_falls_back_to_matching_methods() -> None:
-    for experiment in (None, "demo"):
+    for experiment in (None, "my-study"):
         plugin, why = plugins.choose_plugin(outcomes(["gp", "rs", "new"], experiment))
         assert plugin.name == "chapter3"
         assert "match 2 of the 3 methods" in why
 
 
+def test_the_demo_has_its_own_plugin() -> None:
+    plugin, why = plugins.choose_plugin(outcomes(["gp", "rs"], "demo"))
+    assert plugin.name == "demo" and "experiment column" in why
+
+
 def test_requested_chapter_wins_and_unknown_names_are_refused() -> None:
-    plugin, why = plugins.choose_plugin(outcomes(["x"], "demo"), "chapter3")
+    plugin, why = plugins.choose_plugin(outcomes(["x"], "my-study"), "chapter3")
     assert plugin.name == "chapter3" and "--chapter" in why
     with pytest.raises(ValueError, match="registered: chapter3"):
         plugins.get_plugin("chapter9")

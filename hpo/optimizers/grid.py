@@ -10,6 +10,12 @@ from hpo.optimizers.base import Optimizer, Proposal
 from hpo.space.search_space import Space
 
 
+def points_per_axis(budget: int, dim: int) -> int:
+    """The default grid's values per axis: the largest full grid within ``budget`` evaluations,
+    ``floor(budget ** (1/dim))`` (at least 1)."""
+    return max(1, int(np.floor(budget ** (1.0 / dim) + 1e-9)))
+
+
 class GridSearch(Optimizer):
     """``points_per_dim`` equally spaced values per dimension, endpoints included.
 
@@ -29,7 +35,7 @@ class GridSearch(Optimizer):
     ) -> None:
         super().__init__(space, budget, rng)
         if points_per_dim is None:
-            points_per_dim = max(1, int(np.floor(budget ** (1.0 / space.dim) + 1e-9)))
+            points_per_dim = points_per_axis(budget, space.dim)
         axis = np.linspace(0.0, 1.0, points_per_dim) if points_per_dim > 1 else np.array([0.5])
         grid = np.array(list(itertools.product(axis, repeat=space.dim)), dtype=float)
         order = rng.permutation(len(grid)) if shuffle else np.arange(len(grid))
