@@ -176,7 +176,11 @@ def footnotes(path: Path) -> list[str]:
 def missing_valid_notes(final: pd.DataFrame) -> list[str]:
     """Why rows of ``final`` (outcome rows: method, incumbent_valid_loss, members, n_members)
     have no validation error: a posterior-mean choice (member ``pm``, never evaluated), or an
-    ensemble of several models. Rows with a validation error need no note."""
+    ensemble of several models. Rows with a validation error need no note, and neither do the
+    rows of a run that races over instances (Auto-WEKA's), whose choices are single
+    configurations and which have no ``members``."""
+    if "members" not in final.columns:
+        return []
     missing = final[final["incumbent_valid_loss"].isna()]
     names = missing["members"].astype(str).str.split(",")  # "3,3,7", "pm" or "pm:0.5,3:0.5"
     posterior_mean = names.map(lambda members: any(m.split(":")[0] == "pm" for m in members))
