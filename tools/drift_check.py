@@ -85,10 +85,10 @@ def run(out: Path) -> int:
     return 1 if failed else 0
 
 
-def _tables(path: Path) -> dict[str, pd.DataFrame]:
+def _results(path: Path) -> pd.DataFrame:
+    """A results file's rows without the columns that describe the machine or the moment."""
     frame = pq.read_table(path).to_pandas()
-    kept = [c for c in frame.columns if not _measured(c)]
-    return {"rows": frame[kept].reset_index(drop=True)}
+    return frame[[c for c in frame.columns if not _measured(c)]].reset_index(drop=True)
 
 
 def compare(before: Path, after: Path) -> int:
@@ -105,16 +105,14 @@ def compare(before: Path, after: Path) -> int:
             print(f"{relative}: missing in {after} (another identity)")
             differences += 1
             continue
-        left, right = _tables(path), _tables(other)
-        for key, table in left.items():
-            try:
-                pd.testing.assert_frame_equal(table, right[key], check_exact=True)
-            except AssertionError as error:
-                print(f"{relative}: {key} differ: {str(error).splitlines()[0]}")
-                differences += 1
-                break
+        left = _results(path)
+        try:
+            pd.testing.assert_frame_equal(left, _results(other), check_exact=True)
+        except AssertionError as error:
+            print(f"{relative}: rows differ: {str(error).splitlines()[0]}")
+            differences += 1
         else:
-            print(f"{relative}: identical ({len(left['rows'])} rows)")
+            print(f"{relative}: identical ({len(left)} rows)")
     print(f"{len(files)} files compared, {differences} differ")
     return 1 if differences else 0
 
