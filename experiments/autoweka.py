@@ -40,6 +40,7 @@ import yaml
 
 from analysis.autoweka.report import seed_method
 from experiments.instance_loop import CashRun, run_cash
+from experiments.runner import RunResult, RunSpec
 from experiments.spaces import SPACE_DIR, cash_space
 from hpo import seeding
 from hpo.cash.space import CashSpace
@@ -78,15 +79,15 @@ def make_method(
 
 
 def run_on_instances(
-    spec: Any,
+    spec: RunSpec,
     data: Dataset | None = None,
     data_dir: str | None = None,
     progress: Callable[[int, float], None] | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
-    """Run ``spec`` (an :class:`experiments.runner.RunSpec`), whose optimizer races over
-    instances (see the module): its trace, its outcome rows and its summary numbers, which the
-    runner writes as every run's. ``budget_factor`` (SMAC-Long) multiplies the budgets in
-    evaluations and seconds."""
+) -> RunResult:
+    """Run ``spec``, whose optimizer races over instances (see the module; the runner's
+    ``instances`` trial loop): its trace, its outcome rows and its summary numbers as the run's
+    provenance, which the runner writes as every run's. ``budget_factor`` (SMAC-Long)
+    multiplies the budgets in evaluations and seconds."""
     data = data if data is not None else load_dataset(spec.dataset, data_dir)
     cash = cash_space(spec.space)
     if cash.task != data.task:
@@ -155,7 +156,7 @@ def run_on_instances(
     }
     if hasattr(optimizer, "max_evaluations"):
         provenance["max_evaluations"] = int(optimizer.max_evaluations)
-    return trace_frame(result), outcomes_frame(spec, result, oracle), provenance
+    return RunResult(trace_frame(result), outcomes_frame(spec, result, oracle), None, provenance)
 
 
 def trace_frame(result: CashRun) -> pd.DataFrame:
@@ -197,7 +198,9 @@ OUTCOME_COLUMNS = {
 }
 
 
-def outcomes_frame(spec: Any, result: CashRun, oracle: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+def outcomes_frame(
+    spec: RunSpec, result: CashRun, oracle: Sequence[Mapping[str, Any]]
+) -> pd.DataFrame:
     """The run's outcome rows: its trajectory (each new incumbent, with its diagnostic error),
     its final choice (CV error over every fold, test error) and the oracle points (Table 4.2)."""
     rows: list[dict[str, Any]] = []

@@ -16,6 +16,7 @@ from hpo.data.catalog import DatasetError, dataset_task, resolve_name, unknown_c
 from hpo.ensembles import TIE_RULES
 from hpo.evaluation.evaluator import TIME_BUDGET_KINDS
 from hpo.evaluation.isolation import EvaluationLimits
+from hpo.evaluation.objective import ZERO_ONE
 from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard, learner_names, make_estimator
 from hpo.optimizers import check_settings, make_optimizer
@@ -236,13 +237,13 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
         vote_ties=_choice("vote_ties", cfg.get("vote_ties", "lowest"), TIE_RULES),
         post_hoc=_post_hoc(cfg.get("post_hoc") or {}),
         experiment=experiment,
-        performance_index=_performance_index(optimizer.get("performance_index"), space),
+        objective=_objective(optimizer.get("performance_index"), space),
         probabilities=boolean("probabilities", cfg.get("probabilities", False)),
         time_budget=_time_budget(cfg.get("time_budget")),
         time_budget_kind=_choice(
             "time_budget_kind", cfg.get("time_budget_kind", "wall"), TIME_BUDGET_KINDS
         ),
-        model_selection=_model_selection(optimizer.get("model_selection")),
+        stages=_stages(optimizer.get("model_selection")),
         limits=limits,
     )
 
@@ -272,10 +273,11 @@ def _time_budget(value: Any) -> float | None:
     return seconds
 
 
-def _performance_index(settings: Any, space: Mapping[str, Any]) -> dict[str, Any] | None:
-    """``optimizer.performance_index`` (seed 003, eq. 3.7), checked: bad weights, an unknown
-    metric, and a metric that needs probabilities with a learner of the space that gives none
-    are one line each."""
+def _objective(settings: Any, space: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's objective (:mod:`hpo.evaluation.objective`): the zero-one error, or the
+    performance index a method config sets as ``optimizer.performance_index`` (seed 003, eq.
+    3.7), checked: bad weights, an unknown metric, and a metric that needs probabilities with a
+    learner of the space that gives none are one line each."""
     from hpo.evaluation.performance_index import (
         PerformanceIndex,
         PerformanceIndexError,
@@ -283,7 +285,7 @@ def _performance_index(settings: Any, space: Mapping[str, Any]) -> dict[str, Any
     )
 
     if settings is None:
-        return None
+        return dict(ZERO_ONE)
     settings = {k: dict(v) if isinstance(v, Mapping) else v for k, v in dict(settings).items()}
     try:
         index = PerformanceIndex(**settings)
@@ -293,22 +295,23 @@ def _performance_index(settings: Any, space: Mapping[str, Any]) -> dict[str, Any
                 index.check_learner(learner, gives_probabilities(estimator))
     except (PerformanceIndexError, TypeError) as err:
         raise UsageError(f"optimizer.performance_index: {err}") from err
-    return settings
+    return {"name": "performance_index", **settings}
 
 
-def _model_selection(settings: Any) -> dict[str, Any] | None:
-    """``optimizer.model_selection`` (seed 003, §3.5), checked (α outside (0, 1), k < 1, bad
-    importances: one line)."""
+def _stages(settings: Any) -> dict[str, dict[str, Any]]:
+    """The run's post-run stages (:mod:`experiments.stages`): seed 003's model selection when a
+    method config sets ``optimizer.model_selection`` (§3.5), checked (α outside (0, 1), k < 1,
+    bad importances: one line)."""
     from hpo.significance.stage import SelectionSettings
 
     if settings is None:
-        return None
+        return {}
     settings = {k: dict(v) if isinstance(v, Mapping) else v for k, v in dict(settings).items()}
     try:
         SelectionSettings(**settings)
     except (ValueError, TypeError) as err:
         raise UsageError(f"optimizer.model_selection: {err}") from err
-    return settings
+    return {"model_selection": settings}
 
 
 def _check_ensemble_folds(optimizer: Mapping[str, Any]) -> None:

@@ -13,7 +13,7 @@ import os
 import platform
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from functools import lru_cache
 from importlib import metadata
@@ -117,16 +117,16 @@ def assemble(
     outcomes: pd.DataFrame,
     run_seconds: float,
     data_provenance: dict[str, Any] | None = None,
-    selection: pd.DataFrame | None = None,
+    stage_rows: Mapping[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
-    """One long table: trace rows then outcome rows (then, for a run with seed 003's
-    model-selection stage, its ``selection`` rows), with the run's identity (and the data's
-    checksum and split sizes) on every row."""
+    """One long table: trace rows then outcome rows (then the rows of the run's post-run
+    stages under their row types, e.g. seed 003's ``selection`` rows), with the run's identity
+    (and the data's checksum and split sizes) on every row."""
     trace = trace.assign(row_type="trace", method=spec.run_method, rule=pd.NA)
     outcomes = outcomes.assign(row_type="outcome")
     parts = [trace, outcomes]
-    if selection is not None:
-        parts.append(selection.assign(row_type="selection", method=spec.run_method, rule=pd.NA))
+    for row_type, rows in (stage_rows or {}).items():
+        parts.append(rows.assign(row_type=row_type, method=spec.run_method, rule=pd.NA))
     table = pd.concat(parts, ignore_index=True, sort=False)
     identity = {
         "run_id": f"{spec.run_method}:{spec.dataset}:{spec.protocol_name}:{spec.seed}:"
@@ -272,7 +272,7 @@ def write_run(result: RunResult, path: Path, spec: RunSpec, run_seconds: float) 
         result.outcomes,
         run_seconds,
         dict(result.data_provenance),
-        result.selection,
+        result.stage_rows,
     )
     return write_atomic(table, path, spec, result.predictions)
 

@@ -13,21 +13,23 @@ predictions sidecar, :mod:`experiments.results`).
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from experiments.spaces import plain_space, space_config
+from experiments.stages import FinishedLoop, check_stages, run_stages
 from hpo import seeding
 from hpo.data.catalog import Dataset, load_dataset
 from hpo.ensembles import TIE_RULES
 from hpo.evaluation.evaluator import TIME_BUDGET_KINDS, ChoiceScorer, Clock, Evaluator, Validation
 from hpo.evaluation.isolation import EvaluationLimits
-from hpo.evaluation.performance_index import PerformanceIndex
+from hpo.evaluation.objective import ZERO_ONE, make_objective
 from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard, check_learner_settings, learner_resources, learner_task
 from hpo.optimizers import (
@@ -38,11 +40,9 @@ from hpo.optimizers import (
     make_optimizer,
     optimizer_class,
 )
-from hpo.optimizers.instances import CashOptimizer
 from hpo.records import Choice, Trace
 from hpo.rules.final_selection import SelectionRule, population_ends
 from hpo.rules.registry import RULE_NAMES, make_rule
-from hpo.significance.stage import SelectionSettings, run_stage
 from hpo.space.priors import PriorSpace, prior_space_from_config
 from hpo.space.search_space import Categorical, Integer, Space
 
@@ -78,14 +78,13 @@ class RunSpec:
     vote_ties: str = "lowest"
     post_hoc: Mapping[str, Any] = field(default_factory=lambda: dict(POST_HOC_DEFAULTS))
     experiment: str | None = None
-    # seed 003 (docs/hierarchical.md): the performance index as the objective (PerformanceIndex's
-    # arguments; None: the zero-one error), class probabilities kept in the run and the
-    # sidecar, a budget in seconds beside the one in evaluations, and the model-selection stage
-    performance_index: Mapping[str, Any] | None = None
-    probabilities: bool = False
-    time_budget: float | None = None
-    model_selection: Mapping[str, Any] | None = None
-    limits: EvaluationLimits | None = None  # seed 004: fits in a child under time/memory limits
+    # what a fold is scored by: {"name": <hpo.evaluation.objective.OBJECTIVES>, **settings}
+    objective: Mapping[str, Any] = field(default_factory=lambda: dict(ZERO_ONE))
+    probabilities: bool = False  # class probabilities kept in the run and the sidecar
+    time_budget: float | None = None  # seconds, beside the budget in evaluations
+    # stages run on the finished trace: {<experiments.stages.POST_RUN_STAGES name>: settings}
+    stages: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    limits: EvaluationLimits | None = None  # every fit in a child under time/memory limits
     time_budget_kind: str = "wall"  # seconds of wall or CPU time (seed 004 budgets CPU hours)
 
     def __post_init__(self) -> None:
@@ -106,8 +105,12 @@ class RunSpec:
         if unknown:
             raise ValueError(f"unknown selection rules {unknown}; valid: {', '.join(RULE_NAMES)}")
         plain_space(self.space)  # a malformed space is refused here, before any work
-        if self.performance_index is not None:
-            PerformanceIndex(**self.performance_index)  # bad weights: one line, before any work
+        make_objective(self.objective)  # bad weights: one line, before any work
+        check_stages(self.stages)
+        parts = {self.objective["name"], *self.stages}
+        taken = sorted(parts & {f.name for f in fields(self)})
+        if taken:
+            raise ValueError(f"objective or stage name {taken[0]!r} is a RunSpec field's name")
         if self.vote_ties not in TIE_RULES:
             raise ValueError(f"unknown vote_ties {self.vote_ties!r}; valid: {', '.join(TIE_RULES)}")
 
@@ -121,8 +124,17 @@ class RunSpec:
         return next(iter(self.rules))
 
     def identity(self) -> dict[str, Any]:
-        """The values that determine the run's results (hashed into ``config_hash``)."""
+        """The values that determine the run's results (hashed into ``config_hash``).
+
+        The parts a configuration picks enter under their own names, as the first results
+        that had them were written: an objective other than the zero-one error as
+        ``<name>: settings`` (``performance_index``), each post-run stage as
+        ``<name>: settings`` (``model_selection``)."""
         identity = asdict(self)
+        objective = identity.pop("objective")
+        if objective["name"] != ZERO_ONE["name"]:
+            identity[objective.pop("name")] = objective
+        identity.update(identity.pop("stages"))
         identity["rules"] = dict(sorted(self.rules.items()))
         del identity["experiment"]
         if identity["limits"] is None:  # off (the default): earlier file names kept
@@ -142,13 +154,7 @@ class RunSpec:
 # Protocol settings added after results were first published, with the value that reproduces the
 # earlier behaviour: left out of a run's identity (and hash) while they hold it.
 PROTOCOL_FIELDS_ADDED_LATER = {"standardize": False}
-RUN_FIELDS_ADDED_LATER = {
-    "performance_index": None,
-    "probabilities": False,
-    "time_budget": None,
-    "model_selection": None,
-    "time_budget_kind": "wall",
-}
+RUN_FIELDS_ADDED_LATER = {"probabilities": False, "time_budget": None, "time_budget_kind": "wall"}
 # The post_hoc rule's settings (conf/config.yaml ``post_hoc``; hpo.rules.ensemble.PostHocRule):
 # part of a run's identity only when they differ from these.
 POST_HOC_DEFAULTS = {"loss": "zero_one", "n_init": 3, "size": 100, "tie_loss": "sqm"}
@@ -157,13 +163,14 @@ POST_HOC_DEFAULTS = {"loss": "zero_one", "n_init": 3, "size": 100, "tie_loss": "
 @dataclass(frozen=True)
 class RunResult:
     """A finished run's tables: one row per evaluation, one per (method, iteration) outcome, and
-    (when the run keeps them) the predictions, one row per (model, split, fold, example)."""
+    (when the run keeps them) the predictions, one row per (model, split, fold, example); and the
+    rows of its post-run stages, by row type (:mod:`experiments.stages`)."""
 
     trace: pd.DataFrame
     outcomes: pd.DataFrame
     predictions: pd.DataFrame | None = None
     data_provenance: Mapping[str, Any] = field(default_factory=dict)
-    selection: pd.DataFrame | None = None  # seed 003's model-selection stage (selection_frame)
+    stage_rows: Mapping[str, pd.DataFrame] = field(default_factory=dict)
 
 
 @dataclass
@@ -177,6 +184,18 @@ class _Evaluation:
     optimizer_seconds: float
     elapsed_seconds: float  # since the loop started, when this evaluation ended
     bracket: int | None = None  # Hyperband's bracket (seed 002)
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """A run's working parts, built from its spec and data before the loop starts."""
+
+    data: Dataset
+    prior_space: PriorSpace
+    optimizer: Optimizer
+    rules: dict[str, SelectionRule]
+    evaluator: Evaluator
+    reads_predictions: bool  # the optimizer or a rule reads the models' predictions
 
 
 def execute_run(
@@ -197,16 +216,75 @@ def run(
     data_dir: str | None = None,
     progress: Progress | None = None,
 ) -> RunResult:
-    """Run ``spec``: the optimization loop, then every rule's choices, tested. ``progress``
-    (e.g. a progress bar) hears of every evaluation; it cannot change the results. An optimizer
-    that races configurations over instances (seed 004's) runs the instance loop
-    (:func:`experiments.autoweka.run_on_instances`)."""
-    if issubclass(optimizer_class(spec.optimizer), CashOptimizer):
-        from experiments.autoweka import run_on_instances
+    """Run ``spec`` through its optimizer's trial loop (:data:`TRIAL_LOOPS`): the folds loop of
+    this module, or the instance loop of the optimizers that race configurations over instances
+    (seed 004's, :func:`experiments.autoweka.run_on_instances`). ``progress`` (e.g. a progress
+    bar) hears of every evaluation; it cannot change the results."""
+    loop = optimizer_class(spec.optimizer).trial_loop
+    module, _, name = TRIAL_LOOPS[loop].partition(":")
+    return getattr(importlib.import_module(module), name)(spec, data, data_dir, progress)
 
-        trace, outcomes, summary = run_on_instances(spec, data, data_dir, progress)
-        return RunResult(trace, outcomes, None, summary)
-    data = data if data is not None else load_dataset(spec.dataset, data_dir)
+
+def run_on_folds(
+    spec: RunSpec,
+    data: Dataset | None = None,
+    data_dir: str | None = None,
+    progress: Progress | None = None,
+) -> RunResult:
+    """The loop every study but seed 004 runs: each proposal is scored on the folds of its
+    batch's split; then every rule's choices are tested and the post-run stages run."""
+    setup = _set_up(spec, data if data is not None else load_dataset(spec.dataset, data_dir))
+    try:
+        evaluations = _optimize(
+            spec,
+            setup.optimizer,
+            setup.prior_space,
+            setup.evaluator,
+            list(setup.rules.values()),
+            progress,
+        )
+    finally:
+        setup.evaluator.close()
+    trace = Trace(
+        valid_loss=np.array([e.scored.valid_loss for e in evaluations]),
+        selection_loss=np.array([e.scored.selection_loss for e in evaluations]),
+        batch=np.array([e.batch for e in evaluations]),
+        configs=[e.learner_config for e in evaluations],
+        predictions=(
+            [e.scored.predictions for e in evaluations] if setup.reads_predictions else None
+        ),
+    )
+    evaluator, space = setup.evaluator, setup.prior_space.space
+    scorer = ChoiceScorer(
+        evaluator,
+        spec.vote_ties,
+        seeding.rng(spec.seed, setup.data.name, spec.repetition, "vote-ties"),
+    )
+    outcomes = _outcomes(spec, setup.rules, trace, scorer, setup.optimizer, space)
+    predictions = _predictions_frame(evaluations, evaluator, scorer) if spec.predictions else None
+    provenance = {"dataset_sha256": setup.data.checksum(), **evaluator.splits.sizes()}
+    finished = FinishedLoop(
+        evaluator,
+        space,
+        [e.config for e in evaluations],
+        [e.learner_config for e in evaluations],
+        np.array([e.u for e in evaluations]),
+        [e.scored.valid_loss for e in evaluations],
+        (spec.seed, setup.data.name, spec.repetition),
+    )
+    stage_rows = {}
+    for stage in run_stages(finished, spec.stages):
+        stage_rows[stage.row_type] = stage.rows
+        provenance |= stage.provenance
+    return RunResult(
+        _trace_frame(evaluations, space), outcomes, predictions, provenance, stage_rows
+    )
+
+
+def _set_up(spec: RunSpec, data: Dataset) -> _Setup:
+    """The run's space, optimizer, rules and evaluator, each checked against the others (a
+    space for another task, a rule the optimizer cannot serve, a resource a learner cannot
+    train by: one line each, before any work)."""
     prior_space = prior_space_from_config(spec.space)
     space = prior_space.space
     check_task(space, data.task, data.name)
@@ -242,75 +320,18 @@ def run(
         keep_predictions=spec.predictions or reads_predictions,
         learner_settings=space.learner_settings,
         limits=spec.limits,
-        index=None
-        if spec.performance_index is None
-        else PerformanceIndex(**spec.performance_index),
+        objective=make_objective(spec.objective),
         keep_probabilities=spec.probabilities,
     )
     evaluator.splits.check_sizes(data.name)
-    try:
-        evaluations = _optimize(
-            spec, optimizer, prior_space, evaluator, list(rules.values()), progress
-        )
-    finally:
-        evaluator.close()
-    trace = Trace(
-        valid_loss=np.array([e.scored.valid_loss for e in evaluations]),
-        selection_loss=np.array([e.scored.selection_loss for e in evaluations]),
-        batch=np.array([e.batch for e in evaluations]),
-        configs=[e.learner_config for e in evaluations],
-        predictions=[e.scored.predictions for e in evaluations] if reads_predictions else None,
-    )
-    scorer = ChoiceScorer(
-        evaluator, spec.vote_ties, seeding.rng(spec.seed, data.name, spec.repetition, "vote-ties")
-    )
-    outcomes = _outcomes(spec, rules, trace, scorer, optimizer, space)
-    predictions = _predictions_frame(evaluations, evaluator, scorer) if spec.predictions else None
-    provenance = {"dataset_sha256": data.checksum(), **evaluator.splits.sizes()}
-    selection = None
-    if spec.model_selection is not None:
-        stage = run_stage(
-            evaluator,
-            space,
-            [e.config for e in evaluations],
-            [e.learner_config for e in evaluations],
-            np.array([e.u for e in evaluations]),
-            [e.scored.valid_loss for e in evaluations],
-            SelectionSettings(**spec.model_selection),
-            (spec.seed, data.name, spec.repetition),
-        )
-        selection = selection_frame(stage.rows)
-        provenance |= {
-            "selection_fit_seconds": stage.fit_seconds,
-            "selection_stage_seconds": stage.stage_seconds,
-        }
-    trace = _trace_frame(evaluations, space)
-    return RunResult(trace, outcomes, predictions, provenance, selection)
+    return _Setup(data, prior_space, optimizer, rules, evaluator, reads_predictions)
 
 
-SELECTION_COLUMNS = {
-    "iteration": "int64",
-    "learner": "string",
-    "ms_kind": "string",  # "optimized" (a candidate) or "default" (the §5 baseline, iteration 0)
-    "ms_signature": "string",
-    "ms_optimization_score": "float64",
-    "ms_holdout_mean": "float64",
-    "ms_holdout_std": "float64",
-    "ms_holdout_scores": "string",
-    "ms_holdout_fit_seconds": "float64",
-    "ms_config": "string",
-    "ms_rank": "Int64",
-    "ms_p_value": "float64",
-    "ms_tied": "boolean",
+# Optimizer.trial_loop -> "module:function" of the loop (imported when a run needs it).
+TRIAL_LOOPS = {
+    "folds": "experiments.runner:run_on_folds",
+    "instances": "experiments.autoweka:run_on_instances",
 }
-
-
-def selection_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """The model-selection stage's rows (:func:`hpo.significance.stage.run_stage`) as a typed
-    table: the models that reached the root first, by rank (README, "Results")."""
-    return pd.DataFrame(
-        {c: pd.Series([r[c] for r in rows], dtype=kind) for c, kind in SELECTION_COLUMNS.items()}
-    )
 
 
 def space_task(space: Space) -> str:

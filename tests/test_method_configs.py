@@ -178,7 +178,7 @@ def test_method_config_matches_the_thesis_definition(config_name: str) -> None:
     elif config_name in SEED003_DEFAULTS:
         assert (spec.space_name, spec.protocol_name) == ("seed003", "seed003")
         assert (spec.protocol.n_folds, spec.protocol.test_frac) == (10, 0.5)
-        assert spec.performance_index is not None and spec.model_selection is not None
+        assert spec.objective["name"] == "performance_index" and "model_selection" in spec.stages
         assert spec.fit_guard.on_limit == "keep"
     elif config_name in UAI2014_DEFAULTS:
         assert (spec.space_name, spec.protocol_name) == ("esmbo_svm", "esmbo")

@@ -20,6 +20,7 @@ from experiments.single import run_and_save
 from experiments.spaces import load_prior_space, space_config
 from hpo.data.catalog import load_dataset
 from hpo.evaluation.evaluator import Evaluator
+from hpo.evaluation.objective import IndexLoss
 from hpo.evaluation.performance_index import PerformanceIndex, class_frequencies
 from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard, fit_and_predict
@@ -55,7 +56,9 @@ def test_the_index_objective_is_one_minus_the_mean_fold_index(iris) -> None:
     protocol = ProtocolSettings(validation="cv", n_folds=3, train_cap=None, stratify=True)
     index = PerformanceIndex()
     args = (iris, protocol, lambda c: "knn", FitGuard(), 0, 0)
-    evaluator = Evaluator(*args, keep_predictions=True, index=index, keep_probabilities=True)
+    evaluator = Evaluator(
+        *args, keep_predictions=True, objective=IndexLoss(index), keep_probabilities=True
+    )
     scored = evaluator.validate({"n_neighbors": 7}, batch=0)
     by_hand = []
     for fold, kept in zip(evaluator.splits.folds(0), scored.predictions, strict=True):
@@ -127,9 +130,9 @@ def test_a_17_learner_run_returns_the_ranked_tied_set_and_the_file_gives_it_back
     spec = compose_run(
         ["optimizer=hrs", "budget=8", "predictions=true", "probabilities=true"] + FAST
     )
-    assert spec.space_name == "seed003" and spec.performance_index is not None
+    assert spec.space_name == "seed003" and spec.objective["name"] == "performance_index"
     result = run(spec)
-    ranked = result.selection[result.selection["ms_rank"].notna()]
+    ranked = result.stage_rows["selection"][result.stage_rows["selection"]["ms_rank"].notna()]
     assert len(ranked) >= 1 and ranked["ms_tied"].iloc[0] and ranked["ms_rank"].iloc[0] == 1
     # the root's p-values are the cascade's on the same stored scores
     candidates = [
@@ -144,7 +147,7 @@ def test_a_17_learner_run_returns_the_ranked_tied_set_and_the_file_gives_it_back
     table = read_run(path)
     stored = table[table["row_type"] == "selection"].reset_index(drop=True)
     columns = ["iteration", "learner", "ms_rank", "ms_p_value", "ms_tied", "ms_holdout_mean"]
-    expected = result.selection[columns].reset_index(drop=True)
+    expected = result.stage_rows["selection"][columns].reset_index(drop=True)
     pd.testing.assert_frame_equal(stored[columns], expected, check_dtype=False)
     sidecar = read_predictions(path)
     proba = sidecar[[f"proba_{c}" for c in range(3)]].to_numpy()
@@ -157,7 +160,7 @@ def test_the_seed_optimisers_run_by_name(method: str) -> None:
         [f"optimizer={method}", "budget=4", "optimizer.model_selection=null"] + FAST[:1]
     )
     result = run(spec)
-    assert len(result.trace) == 4 and result.selection is None
+    assert len(result.trace) == 4 and "selection" not in result.stage_rows
     assert set(result.trace["learner"]) <= set(load_prior_space("seed003").space.learners)
 
 
@@ -197,7 +200,9 @@ def test_the_defaults_baseline_is_each_bare_estimator_scored_by_the_index(iris) 
         }
     )
     index = PerformanceIndex()
-    evaluator = Evaluator(iris, protocol, space.learner_of, FitGuard(), 0, 0, index=index)
+    evaluator = Evaluator(
+        iris, protocol, space.learner_of, FitGuard(), 0, 0, objective=IndexLoss(index)
+    )
     folds = holdout_folds(evaluator, SelectionSettings(repeats=1, folds=3), (0, iris.name, 0))
     rows, seconds = score_defaults(evaluator, space, folds)
     assert [r["learner"] for r in rows] == ["lda", "gaussian_nb"] and seconds > 0
@@ -222,8 +227,8 @@ def test_the_defaults_baseline_is_each_bare_estimator_scored_by_the_index(iris) 
 
 def test_a_seed003_run_by_name_has_the_defaults_rows_outside_the_ranking() -> None:
     spec = compose_run(["optimizer=hrs", "budget=3"] + FAST)
-    assert spec.model_selection["defaults"] is True
-    selection = run(spec).selection
+    assert spec.stages["model_selection"]["defaults"] is True
+    selection = run(spec).stage_rows["selection"]
     defaults = selection[selection["ms_kind"] == "default"]
     assert sorted(defaults["learner"]) == sorted(load_prior_space("seed003").space.learners)
     assert defaults["ms_rank"].isna().all() and (defaults["iteration"] == 0).all()

@@ -4,15 +4,11 @@ This module owns what one run does with its data: for a configuration and a batc
 learner the configuration names on each training fold of that batch's split and scores it on the
 fold's validation rows and on the selection split D_S (thesis §3.3, Fig 3.2); for a chosen
 configuration it retrains on all of D_TVS and scores on the test split D_G. Zero-one losses
-(squared errors on a regression set, :mod:`hpo.tasks`) are computed from the
-predictions, which
+(squared errors on a regression set, :mod:`hpo.tasks`) are computed from the predictions, which
 are kept when the run asks for them (ensembles, Chapter 4, work on predictions, not on error
-rates). With a :class:`~hpo.evaluation.performance_index.PerformanceIndex` (seed 003, §3.2) the
-loss of a fold
-is ``1 − S``, its index computed from the fold model's class probabilities (one-hot predictions
-for a learner without them) against the class frequencies of the fold's training rows; the
-probabilities are kept with the predictions when the run asks for them. Without an index nothing
-else is computed: the zero-one losses are those of every earlier run.
+rates). A fold's loss is the run's objective's (:mod:`hpo.evaluation.objective`): the zero-one
+error unless the run names another, such as seed 003's performance index (§3.2, loss ``1 − S``,
+from the fold model's class probabilities), for which the fits are asked for probabilities too.
 
 Fits are deterministic (a stochastic learner's seed is derived from the run's seed, dataset,
 repetition and the configuration itself), so a configuration already scored on the same folds (a
@@ -57,10 +53,9 @@ from hpo.data.catalog import Dataset
 from hpo.ensembles import majority_vote
 from hpo.ensembles.agnostic_bayes import ensemble_predict
 from hpo.evaluation.isolation import EvaluationLimits, IsolatedWorker
-from hpo.evaluation.performance_index import PerformanceIndex, class_frequencies
+from hpo.evaluation.objective import Objective, ScoredSet, ZeroOneLoss
 from hpo.evaluation.protocol import Fold, ProtocolSettings, RepetitionSplits
 from hpo.learners import (
-    FAILED_LABEL,
     FitGuard,
     FitOutcome,
     SquaredDistanceCache,
@@ -95,6 +90,19 @@ class Validation:
     resource_spent: float | None = None  # epochs trained (or training shares used), all folds
     limit_breaches: int = 0  # folds past a time or memory limit, or whose child died (seed 004)
     skipped_folds: int = 0  # folds not fitted after max_failed_folds consecutive breaches
+
+
+@dataclass(frozen=True)
+class _ScoredFold:
+    """One fold of a validation: its losses by the run's objective, the fit's outcome, the
+    predictions kept (when the run keeps them) and the resource it spent."""
+
+    valid_loss: float
+    selection_loss: float
+    outcome: FitOutcome
+    kept: FoldPredictions | None
+    resource_spent: tuple[float, ...]  # the share of training rows used, epochs trained
+    skipped: bool = False  # not fitted: limits.max_failed_folds consecutive failed folds before
 
 
 @dataclass(frozen=True)
@@ -145,9 +153,11 @@ class Evaluator:
     """Scores configurations on the folds of a batch and tests chosen ones (both cached).
 
     ``learner_of`` names the learner of a configuration (the space's choice, e.g. its
-    ``classifier`` parameter, or its one fixed learner). ``index``: score folds by seed 003's
-    performance index (loss ``1 − S``) instead of the zero-one error; ``keep_probabilities``:
-    keep the class probabilities with the predictions (and the test results).
+    ``classifier`` parameter, or its one fixed learner). ``objective`` scores the folds
+    (:mod:`hpo.evaluation.objective`; the zero-one error unless given); ``keep_probabilities``:
+    keep the class probabilities with the predictions (and the test results). ``limits`` runs
+    every fit in a child process under them and skips a configuration's remaining folds after
+    ``limits.max_failed_folds`` consecutive failed ones.
     """
 
     def __init__(
@@ -162,7 +172,7 @@ class Evaluator:
         learner_settings: Mapping[str, object] | None = None,
         checkpoint_dir: str | Path | None = None,
         limits: EvaluationLimits | None = None,
-        index: PerformanceIndex | None = None,
+        objective: Objective | None = None,
         keep_probabilities: bool = False,
     ) -> None:
         X_parts = [data.X] if data.X_test is None else [data.X, data.X_test]
@@ -178,15 +188,17 @@ class Evaluator:
         self.keep_predictions = keep_predictions
         self.limits = limits
         self._worker = IsolatedWorker(limits) if limits is not None else None
-        self.index = index
+        self._max_failed_folds = math.inf if limits is None else limits.max_failed_folds
+        self.objective = objective if objective is not None else ZeroOneLoss()
         self.keep_probabilities = keep_probabilities
-        wants_probabilities = index is not None or keep_probabilities
+        wants_probabilities = self.objective.needs_probabilities or keep_probabilities
         if wants_probabilities and task_of_targets(self.y) == REGRESSION:
             raise ValueError(
                 f"dataset {data.name!r} is a regression dataset; the performance index and "
                 "class probabilities need a classification dataset"
             )
         self.n_classes = int(self.y.max()) + 1 if wants_probabilities else None
+        self._classes = None if self.n_classes is None else np.arange(self.n_classes)
         self._seed_key = (seed, data.name, repetition)
         self.learner_settings = dict(learner_settings or {})  # a space's fixed settings
         self._checkpoint_dir = None if checkpoint_dir is None else Path(checkpoint_dir)
@@ -326,79 +338,109 @@ class Evaluator:
             cached = self._valid_cache[key]
             spent = None if cached.resource_spent is None else 0.0
             return dataclasses.replace(cached, n_fits=0, fit_seconds=0.0, resource_spent=spent)
-        selection = self.splits.selection
-        valid, sel, kept, hits, seconds, failure, constant = [], [], [], 0, 0.0, None, 0
-        spent: list[float] = []
-        breaches, in_a_row, skipped = 0, 0, 0
         folds = self.splits.folds(batch)
+        scored: list[_ScoredFold] = []
+        in_a_row = 0  # consecutive failed folds (limits.max_failed_folds)
         for index, fold in enumerate(folds):
-            if self.limits is not None and in_a_row >= self.limits.max_failed_folds:
-                skipped += 1  # seed 004: the remaining folds are skipped, and failed
-                train = fold.train
-                outcome = self._skipped(train, [fold.valid, selection])
-            else:
-                train_key: tuple = ("fold", self.splits.split_key(batch), index)
-                train, fit_options = fold.train, {}
-                if resource is not None and resource_kind == "train_fraction":
-                    train = self._share_of(fold.train, float(resource), batch, index)
-                    train_key = (*train_key, "share", float(resource))
-                    spent.append(len(train) / len(fold.train))
-                elif resource is not None:
-                    fit_options = {
-                        "epochs": resource,
-                        "checkpoint": self.checkpoint_path(config, batch, index),
-                    }
-                outcome = self._fit(
-                    config,
-                    train,
-                    [fold.valid, selection],
-                    train_key,
-                    self.guard,
-                    early_stopping=True,
-                    **fit_options,
+            if in_a_row >= self._max_failed_folds:  # the rest are skipped, and failed (seed 004)
+                skipped = self._failed(
+                    self.y[fold.train],
+                    [fold.valid, self.splits.selection],
+                    0.0,
+                    "skipped after failing folds",
                 )
-                breaches += outcome.breached
-                in_a_row = in_a_row + 1 if outcome.breached else 0
-                if outcome.resource_spent is not None:
-                    spent.append(outcome.resource_spent)
-            if self.index is None:
-                valid.append(outcome.errors[0])
-                sel.append(outcome.errors[1])
-            else:
-                learner = self.learner_of(config)
-                valid.append(1.0 - self.index_of(outcome, 0, train, fold.valid, learner))
-                sel.append(1.0 - self.index_of(outcome, 1, train, selection, learner))
-            hits += outcome.hit_limit
-            constant += outcome.constant
-            seconds += outcome.fit_seconds
-            failure = failure or outcome.failure
-            if self.keep_predictions:
-                probabilities = outcome.probabilities if self.keep_probabilities else (None, None)
-                kept.append(
-                    FoldPredictions(
-                        fold.valid, self.y[fold.valid], *outcome.predictions, *probabilities
-                    )
-                )
-        result = Validation(
-            valid_loss=float(np.mean(valid)),
-            selection_loss=float(np.mean(sel)) if len(selection) else float("nan"),
-            n_fits=len(folds) - skipped,
-            fit_limit_hits=hits,
-            fit_seconds=seconds,
-            failure=failure,
-            predictions=tuple(kept) if self.keep_predictions else None,
-            constant_fits=constant,
-            resource=None if resource is None else float(resource),
-            resource_spent=float(sum(spent)) if spent else None,
-            limit_breaches=breaches,
-            skipped_folds=skipped,
-        )
+                scored.append(self._score_fold(config, fold, fold.train, skipped, skipped=True))
+                continue
+            train, outcome, share = self._fit_fold(
+                config, batch, index, fold, resource, resource_kind
+            )
+            in_a_row = in_a_row + 1 if outcome.breached else 0
+            scored.append(self._score_fold(config, fold, train, outcome, share))
+        result = self._validation(scored, resource)
         self._valid_cache[key] = result
         return result
 
-    def _skipped(self, train: np.ndarray, evals: list[np.ndarray]) -> FitOutcome:
-        """A fold not fitted: failed predictions and the seed's loss on each set."""
-        return self._failed(self.y[train], evals, 0.0, "skipped after failing folds")
+    def _fit_fold(
+        self,
+        config: Mapping[str, object],
+        batch: int,
+        index: int,
+        fold: Fold,
+        resource: float | None,
+        resource_kind: str,
+    ) -> tuple[np.ndarray, FitOutcome, float | None]:
+        """``config`` fitted on fold ``index`` of ``batch`` and scored on its validation rows and
+        the selection split: on a seeded share of its training rows (``train_fraction``, the
+        share returned) or up to ``resource`` epochs from its checkpoint, when a resource is
+        given. Returns the training rows used, the outcome and the share."""
+        train_key: tuple = ("fold", self.splits.split_key(batch), index)
+        train, fit_options, share = fold.train, {}, None
+        if resource is not None and resource_kind == "train_fraction":
+            train = self._share_of(fold.train, float(resource), batch, index)
+            train_key = (*train_key, "share", float(resource))
+            share = len(train) / len(fold.train)
+        elif resource is not None:
+            fit_options = {
+                "epochs": resource,
+                "checkpoint": self.checkpoint_path(config, batch, index),
+            }
+        evals = [fold.valid, self.splits.selection]
+        outcome = self._fit(
+            config, train, evals, train_key, self.guard, early_stopping=True, **fit_options
+        )
+        return train, outcome, share
+
+    def _score_fold(
+        self,
+        config: Mapping[str, object],
+        fold: Fold,
+        train: np.ndarray,
+        outcome: FitOutcome,
+        share: float | None = None,
+        skipped: bool = False,
+    ) -> _ScoredFold:
+        """One fold's losses by the run's objective, and what the validation keeps of it."""
+        learner = self.learner_of(config)
+        y_train = self.y[train]
+
+        def loss(which: int, rows: np.ndarray) -> float:
+            scored = ScoredSet(outcome, which, y_train, self.y[rows], self._classes, learner)
+            return self.objective.loss(scored)
+
+        kept = None
+        if self.keep_predictions:
+            probabilities = outcome.probabilities if self.keep_probabilities else (None, None)
+            kept = FoldPredictions(
+                fold.valid, self.y[fold.valid], *outcome.predictions, *probabilities
+            )
+        spent = tuple(s for s in (share, outcome.resource_spent) if s is not None)
+        return _ScoredFold(
+            loss(0, fold.valid), loss(1, self.splits.selection), outcome, kept, spent, skipped
+        )
+
+    def _validation(self, folds: list[_ScoredFold], resource: float | None) -> Validation:
+        """The fold means and counts of a configuration's scored folds."""
+        outcomes = [f.outcome for f in folds]
+        spent = [s for f in folds for s in f.resource_spent]
+        skipped = sum(f.skipped for f in folds)
+        return Validation(
+            valid_loss=float(np.mean([f.valid_loss for f in folds])),
+            selection_loss=(
+                float(np.mean([f.selection_loss for f in folds]))
+                if len(self.splits.selection)
+                else float("nan")
+            ),
+            n_fits=len(folds) - skipped,
+            fit_limit_hits=sum(o.hit_limit for o in outcomes),
+            fit_seconds=sum(o.fit_seconds for o in outcomes),
+            failure=next((o.failure for o in outcomes if o.failure), None),
+            predictions=tuple(f.kept for f in folds) if self.keep_predictions else None,
+            constant_fits=sum(o.constant for o in outcomes),
+            resource=None if resource is None else float(resource),
+            resource_spent=float(sum(spent)) if spent else None,
+            limit_breaches=sum(o.breached for o in outcomes),
+            skipped_folds=skipped,
+        )
 
     def _failed(
         self,
@@ -423,27 +465,6 @@ class Evaluator:
             probabilities=probabilities,
         )  # fmt: skip
 
-    def index_of(
-        self, outcome: FitOutcome, which: int, train: np.ndarray, rows: np.ndarray, learner: str
-    ) -> float:
-        """Seed 003's index ``S`` of ``outcome``'s predictions on evaluation set ``which``
-        (``rows``), its baseline the class frequencies of the ``train`` rows (NaN for no rows).
-        A failed fit scores 0, the baseline [decision: Fig. 5.1 draws failures there]."""
-        if not len(rows):
-            return float("nan")
-        if outcome.failure is not None or np.any(outcome.predictions[which] == FAILED_LABEL):
-            return 0.0
-        classes = np.arange(self.n_classes)
-        given = outcome.probabilities[which] if outcome.gives_probabilities else None
-        return self.index.score(
-            self.y[rows],
-            classes,
-            class_frequencies(self.y[train], classes),
-            labels=outcome.predictions[which],
-            probabilities=given,
-            learner=learner,
-        ).index
-
     def holdout_scores(
         self, config: Mapping[str, object], folds: Sequence[Fold]
     ) -> tuple[list[float], float]:
@@ -456,10 +477,9 @@ class Evaluator:
             train_key = ("holdout", hash(fold.train.tobytes()))
             outcome = self._fit(config, fold.train, [fold.valid], train_key, self.guard)
             seconds += outcome.fit_seconds
-            if self.index is None:
-                scores.append(1.0 - outcome.errors[0])
-            else:
-                scores.append(self.index_of(outcome, 0, fold.train, fold.valid, learner))
+            y_train, y_valid = self.y[fold.train], self.y[fold.valid]
+            scored = ScoredSet(outcome, 0, y_train, y_valid, self._classes, learner)
+            scores.append(self.objective.score(scored))
         return scores, seconds / max(len(folds), 1)
 
     def test(self, config: Mapping[str, object]) -> TestResult:

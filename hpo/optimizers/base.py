@@ -74,6 +74,9 @@ class Optimizer(ABC):
     """
 
     reports_at_batch_ends: bool = False  # incumbents only at the end of each batch (generation)
+    # how a run meets its data (experiments.runner.TRIAL_LOOPS): "folds", every proposal scored
+    # on its batch's folds; "instances", proposals raced over instances (seed 004)
+    trial_loop: str = "folds"
 
     def __init__(self, space: Space, budget: int, rng: np.random.Generator) -> None:
         if budget < 1:

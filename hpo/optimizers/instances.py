@@ -36,6 +36,8 @@ class CashOptimizer(Optimizer):
     :mod:`hpo.evaluation.instances`) and ``budget_factor`` (multiplies the run's budgets; SMAC-Long
     runs 4 x, §4.4)."""
 
+    trial_loop = "instances"
+
     def __init__(
         self,
         space: Space,
