@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-from experiments.interrupt import Interrupted, exit_on_interrupt, raise_on_signals
+from experiments.interrupt import HardExit, Interrupted, exit_on_interrupt, raise_on_signals
 
 if __name__ == "__main__":  # before the slow imports: a Ctrl-C while they load is one line too
     raise_on_signals()
@@ -50,18 +50,24 @@ def _single_run(cfg: DictConfig) -> None:
     created = [folder for folder in (path.parent, *path.parent.parents) if not folder.exists()]
     finished_before, sidecar = path.exists(), predictions_path(path)
     sidecar_before = sidecar.exists()
-    try:
-        _run_once(cfg, spec, path)
-    except BaseException as err:  # a refused or interrupted run leaves no folder behind
+
+    def leave_nothing(err: BaseException) -> None:
+        """A refused or interrupted run leaves no folder or sidecar behind."""
         if isinstance(err, Interrupted) and path.exists() and not finished_before:
             err.outcome = f"the run had finished, its results are kept: {path}"
         if not path.exists() and sidecar.exists() and not sidecar_before:
-            sidecar.unlink()  # stopped between the predictions sidecar and the results file
+            sidecar.unlink(missing_ok=True)  # stopped between the sidecar and the results file
         for folder in created:  # deepest first; stops at the first one that is not empty
             try:
                 folder.rmdir()
             except OSError:
                 break
+
+    try:
+        with HardExit(leave_nothing):  # Ctrl-C during a long fit in C ends the run too
+            _run_once(cfg, spec, path)
+    except BaseException as err:
+        leave_nothing(err)
         raise
 
 

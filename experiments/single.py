@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from experiments.interrupt import writing_results
 from experiments.progress import RunProgress, StatusLines, interval_seconds, on_terminal
 from experiments.results import (
     ensure_writable,
@@ -91,7 +92,8 @@ def run_and_save(
     else:
         result = run(spec, data=data, data_dir=data_dir)
     try:
-        return write_run(result, path, spec, time.perf_counter() - started)
+        with writing_results():
+            return write_run(result, path, spec, time.perf_counter() - started)
     except FileExistsError:  # another worker finished the same run first: same results
         return path
 

@@ -160,3 +160,50 @@ def test_a_sweep_off_a_terminal_prints_progress_lines(
     assert lines and "\r" not in "".join(lines)
     pattern = r"runs: [0-3]/3 finished \(0 failed, 0 from before\), [\w ]+ elapsed.*"
     assert all(pd.Series(lines).str.fullmatch(pattern)), lines
+
+
+LONG_C_CALL = """
+import pathlib, sys
+import numpy as np
+from experiments.interrupt import HardExit, Interrupted, exit_on_interrupt, raise_on_signals
+
+raise_on_signals()
+marker = pathlib.Path(sys.argv[1])
+
+
+def cleanup(stop):
+    marker.write_text("cleaned")
+    stop.outcome = "cleaned up by the watchdog"
+
+
+a = np.random.default_rng(0).standard_normal((4000, 4000))
+a += a.T
+try:
+    with HardExit(cleanup, grace=0.5):
+        print("in the C call", flush=True)
+        np.linalg.eigh(a)  # minutes on one thread; LAPACK does not return to Python before
+except Interrupted as stop:
+    exit_on_interrupt(stop)
+"""
+
+
+def test_a_signal_during_a_long_c_call_ends_the_run_after_its_clean_up(
+    tmp_path: Path, isolated_env: dict
+) -> None:
+    """The main thread cannot handle a signal inside a C call (a libsvm fit on a large dataset
+    runs for minutes); the watchdog runs the clean-up, prints the one line and exits."""
+    env = {**isolated_env, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    marker = tmp_path / "cleaned"
+    process = subprocess.Popen(
+        [sys.executable, "-c", LONG_C_CALL, str(marker)], cwd=REPO, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert process.stdout.readline() == "in the C call\n"
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=600)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    assert err == "interrupted (SIGINT): cleaned up by the watchdog\n"
+    assert marker.read_text() == "cleaned"
