@@ -37,7 +37,8 @@ def run_filename(
     dataset: str, method: str, protocol: str, seed: int, repetition: int, config_hash: str
 ) -> str:
     """``<dataset>/<method>__<protocol>__seed<s>__rep<r>__<hash>.parquet``."""
-    return f"{dataset}/{method}__{protocol}__seed{seed}__rep{repetition}__{config_hash}{RUN_SUFFIX}"
+    folder = dataset.replace("/", "_")  # a file:PATH dataset: one folder, not the path's
+    return f"{folder}/{method}__{protocol}__seed{seed}__rep{repetition}__{config_hash}{RUN_SUFFIX}"
 
 
 def sweep_dir(experiment: str, profile: str, root: Path = RESULTS_ROOT) -> Path:

@@ -25,7 +25,7 @@ import tarfile
 import tempfile
 import urllib.request
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -36,6 +36,7 @@ import pandas as pd
 # The records every loader returns live apart, so that a loader module (hpo.data.images) can
 # use them without importing this module back.
 from hpo.data.types import REPO_ROOT, Dataset, DatasetError
+from hpo.tasks import task_of_targets
 
 CATALOG_PATH = REPO_ROOT / "data" / "catalog.tsv"
 DEFAULT_UCI121_DIR = REPO_ROOT / "data" / "uci121"
@@ -376,7 +377,9 @@ def resolve_name(name: str) -> str:
     by_thesis = {t: n for n, t in zip(table["name"], table["thesis_name"], strict=True) if t}
     if name in by_thesis:
         return by_thesis[name]
-    if name.startswith("openml:") and name[7:].isdigit():
+    source = source_of(name)
+    if source is not None:
+        source.check(name)
         return name
     raise DatasetError(
         unknown_choice_message("dataset", name, list(table.index), "python -m hpo.data list")
@@ -416,14 +419,51 @@ def uci121_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
     return Path(env).expanduser() if env else DEFAULT_UCI121_DIR
 
 
+@dataclass(frozen=True)
+class Source:
+    """Datasets named ``<prefix>:<rest>``: how to load one (``load(name, data_dir)``), its task
+    without a full load (``task(name)``) and a pre-flight check that raises a one-line
+    :class:`DatasetError` (``check(name)``)."""
+
+    load: Callable[[str, str | os.PathLike[str] | None], Dataset]
+    task: Callable[[str], str]
+    check: Callable[[str], None]
+
+
+SOURCES: dict[str, Source] = {}
+ENTRY_POINT_GROUP = "hpo.data_sources"  # a package's sources: name = prefix, value = a Source
+
+
+def register_source(prefix: str, source: Source) -> None:
+    """Make ``dataset=<prefix>:…`` load through ``source`` (a package may instead declare it
+    as an entry point of :data:`ENTRY_POINT_GROUP`, found when a name needs it)."""
+    if not prefix.isidentifier():
+        raise ValueError(f"a dataset source's prefix must be a name, got {prefix!r}")
+    SOURCES[prefix] = source
+
+
+def source_of(name: str) -> Source | None:
+    """The source of a ``<prefix>:<rest>`` name (None for a catalog name)."""
+    prefix, sep, _ = name.partition(":")
+    if not sep or not prefix.isidentifier():
+        return None
+    if prefix not in SOURCES:
+        from importlib.metadata import entry_points
+
+        for entry in entry_points(group=ENTRY_POINT_GROUP, name=prefix):
+            register_source(prefix, entry.load())
+    return SOURCES.get(prefix)
+
+
 def load_dataset(name: str, data_dir: str | os.PathLike[str] | None = None) -> Dataset:
-    """Load a catalog dataset (UCI-121, scikit-learn, seed 002's image sets), ``openml:<id>`` or
-    ``binary:<name>``."""
+    """Load a catalog dataset (UCI-121, scikit-learn, seed 002's image sets) or one of a
+    source's (``openml:<id>``, ``file:PATH[:COLUMN]``, ``binary:<name>``, :data:`SOURCES`)."""
     name = resolve_name(name)
     if name.startswith(BINARY_PREFIX):
         return binarize(load_dataset(name[len(BINARY_PREFIX) :], data_dir))
-    if name.startswith("openml:"):
-        return load_openml(int(name[7:]))
+    source = source_of(name)
+    if source is not None:
+        return source.load(name, data_dir)
     if name in SKLEARN_DATASETS:
         return load_sklearn(name)
     if name in SEED002_IMAGE_SETS:
@@ -494,15 +534,16 @@ def load_uci121(name: str, data_dir: str | os.PathLike[str] | None = None) -> Da
 
 
 def dataset_task(name: str) -> str:
-    """The task of a dataset named in the catalog or ``openml:<id>`` (without loading it):
-    ``regression`` for :data:`SKLEARN_REGRESSION` and :data:`OPENML_REGRESSION`, else
-    ``classification``."""
+    """The task of a dataset without loading it whole: a source's own answer (from the data:
+    a file's target column, a cached OpenML set's targets), ``regression`` for
+    :data:`SKLEARN_REGRESSION`, else ``classification`` (UCI-121, images)."""
     name = resolve_name(name)
-    return (
-        "regression"
-        if name in SKLEARN_REGRESSION or name in OPENML_REGRESSION
-        else ("classification")
-    )
+    if name.startswith(BINARY_PREFIX):
+        return "classification"
+    source = source_of(name)
+    if source is not None:
+        return source.task(name)
+    return "regression" if name in SKLEARN_REGRESSION else "classification"
 
 
 def binarize(data: Dataset) -> Dataset:
@@ -581,12 +622,44 @@ def _fetch_openml(dataset_id: int, timeout_s: float) -> Dataset:
             f"could not fetch OpenML dataset {dataset_id} from {openml.config.server} "
             f"({type(err).__name__}: {err}); OpenML needs network access"
         ) from err
+    return openml_dataset(f"openml:{dataset_id}", X, y)
+
+
+def openml_dataset(name: str, X: pd.DataFrame, y: pd.Series) -> Dataset:
+    """An OpenML set's features and target as a :class:`Dataset`. The task is the target's
+    own: a numeric target (OpenML's ``numeric`` type) is a regression target, whose features
+    and target are z-scored (as the ESMBO authors' ``NormalizeDs`` does for Torgo's sets,
+    [decide]); a nominal one holds classes, encoded ``0..C-1``."""
     features = pd.get_dummies(X, dtype=np.float64).fillna(0.0).to_numpy(dtype=np.float64)
-    if f"openml:{dataset_id}" in OPENML_REGRESSION:  # Torgo's sets: features and target z-scored
+    numeric = pd.api.types.is_numeric_dtype(y.dtype) and not pd.api.types.is_bool_dtype(y.dtype)
+    if numeric:
         target = _zscore(np.asarray(y, dtype=np.float64))
-        return Dataset(f"openml:{dataset_id}", _zscore(features), target)
+        return Dataset(name, _zscore(features), target)
     _, labels = np.unique(np.asarray(y).astype(str), return_inverse=True)
-    return Dataset(f"openml:{dataset_id}", features, labels.astype(np.int64))
+    return Dataset(name, features, labels.astype(np.int64))
+
+
+def _openml_check(name: str) -> None:
+    if not name[len("openml:") :].isdigit():
+        raise DatasetError(
+            f"dataset {name!r}: an OpenML dataset is named openml:<id>, e.g. openml:31"
+        )
+
+
+def _openml_task(name: str) -> str:
+    """A cached set's task is its stored targets'; an uncached one's is known only for the sets
+    this project lists (:data:`OPENML_REGRESSION`) until it is fetched."""
+    path = _openml_file(name)
+    if path.is_file():
+        with np.load(path) as stored:
+            return task_of_targets(stored["y"])
+    return "regression" if name in OPENML_REGRESSION else "classification"
+
+
+def _file_source() -> Source:
+    from hpo.data import files
+
+    return Source(lambda name, _: files.load(name), files.task, files.check)
 
 
 def _check_reachable(url: str, timeout_s: float) -> None:
@@ -763,6 +836,12 @@ def build_catalog(source_dir: Path, thesis_names_csv: Path) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+register_source(
+    "openml", Source(lambda name, _: load_openml(int(name[7:])), _openml_task, _openml_check)
+)
+register_source("file", _file_source())
 
 
 def _main(argv: list[str] | None = None) -> int:
