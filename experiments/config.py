@@ -18,7 +18,7 @@ from hpo.evaluation.evaluator import TIME_BUDGET_KINDS
 from hpo.evaluation.isolation import EvaluationLimits
 from hpo.evaluation.objective import ZERO_ONE
 from hpo.evaluation.protocol import ProtocolSettings
-from hpo.learners import FitGuard, learner_names, make_estimator
+from hpo.learners import FitGuard, factory_of, learner_names, make_estimator
 from hpo.optimizers import check_settings, make_optimizer
 from hpo.space.search_space import SpaceError
 
@@ -56,6 +56,7 @@ TOP_LEVEL_KEYS = (
 FIT_GUARD_FIELDS = tuple(FitGuard.__dataclass_fields__)
 NESTED_PREFIXES = (
     "fit_guard.",
+    "learner.",
     "limits.",
     "post_hoc.",
     "optimizer.",
@@ -155,7 +156,12 @@ def _space(declaration: Mapping[str, Any]) -> dict[str, Any]:
     except SpaceError as err:
         raise UsageError(str(err)) from err
     for learner in space.learners:
-        if learner not in learner_names():
+        if "." in learner:  # an estimator class by its dotted path
+            try:
+                factory_of(learner)
+            except ValueError as err:
+                raise UsageError(f"space {space.name!r}: {err}") from err
+        elif learner not in learner_names():
             raise UsageError(
                 f"space {space.name!r} names "
                 + unknown_choice_message("learner", learner, learner_names())
@@ -195,7 +201,8 @@ def boolean(name: str, value: Any) -> bool:
 
 def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> RunSpec:
     """The run described by a composed config (a mapping; OmegaConf configs work as they are)."""
-    optimizer, protocol, space = cfg["optimizer"], cfg["protocol"], cfg["space"]
+    optimizer, protocol = cfg["optimizer"], cfg["protocol"]
+    space = _with_learner(cfg["space"], (cfg.get("learner") or {}).get("_target_"))
     _choice("pm_domain", cfg.get("pm_domain", "space"), PM_DOMAINS)
     try:
         dataset = resolve_name(str(cfg["dataset"]))
@@ -246,6 +253,19 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
         stages=_stages(optimizer.get("model_selection")),
         limits=limits,
     )
+
+
+def _with_learner(space: Mapping[str, Any], target: str | None) -> Mapping[str, Any]:
+    """The space, its one learner replaced by the estimator class ``learner._target_`` names
+    (a space that chooses among learners, or a CASH space, has no one learner to replace)."""
+    if not target:
+        return space
+    if not isinstance(space.get("learner"), str):
+        raise UsageError(
+            f"learner._target_ replaces a space's one learner, and space {space.get('name')!r} "
+            "has none (it chooses among learners); pick a space with one, e.g. space=trees"
+        )
+    return {**space, "learner": str(target)}
 
 
 def _limits(value: Mapping[str, Any] | None) -> EvaluationLimits | None:

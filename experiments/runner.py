@@ -31,7 +31,14 @@ from hpo.evaluation.evaluator import TIME_BUDGET_KINDS, ChoiceScorer, Clock, Eva
 from hpo.evaluation.isolation import EvaluationLimits
 from hpo.evaluation.objective import ZERO_ONE, make_objective
 from hpo.evaluation.protocol import ProtocolSettings
-from hpo.learners import FitGuard, check_learner_settings, learner_resources, learner_task
+from hpo.learners import (
+    FitGuard,
+    check_learner_parameters,
+    check_learner_settings,
+    learner_parameters,
+    learner_resources,
+    learner_task,
+)
 from hpo.optimizers import (
     MultiFidelity,
     Optimizer,
@@ -104,7 +111,10 @@ class RunSpec:
         unknown = sorted({r for r in self.rules.values() if r not in RULE_NAMES})
         if unknown:
             raise ValueError(f"unknown selection rules {unknown}; valid: {', '.join(RULE_NAMES)}")
-        plain_space(self.space)  # a malformed space is refused here, before any work
+        space = plain_space(self.space)  # a malformed space is refused here, before any work
+        names = dict.fromkeys(n for n in space.names if n != space.learner_parameter)
+        for learner in space.learners:  # an estimator class that lacks a space's parameter
+            check_learner_parameters(learner, learner_parameters(learner, names))
         make_objective(self.objective)  # bad weights: one line, before any work
         check_stages(self.stages)
         parts = {self.objective["name"], *self.stages}

@@ -31,6 +31,7 @@ from hpo.learners.fit import (
 from hpo.learners.guard import ON_LIMIT_CHOICES, FitGuard
 from hpo.learners.registry import (
     LearnerFactory,
+    check_learner_parameters,
     check_learner_settings,
     factory_of,
     learner_names,
@@ -39,6 +40,7 @@ from hpo.learners.registry import (
     learner_task,
     make_estimator,
     parameters_read,
+    register_estimator,
     register_learner,
 )
 from hpo.learners.svm_rbf import SquaredDistanceCache, rbf_svc_predict, squared_distances
@@ -50,6 +52,7 @@ __all__ = [
     "FitGuard",
     "FitOutcome",
     "LearnerFactory",
+    "check_learner_parameters",
     "check_learner_settings",
     "factory_of",
     "failed_predictions",
@@ -62,6 +65,7 @@ __all__ = [
     "make_estimator",
     "parameters_read",
     "rbf_svc_predict",
+    "register_estimator",
     "register_learner",
     "squared_distances",
 ]

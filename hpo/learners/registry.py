@@ -11,7 +11,7 @@ removed, plus the unprefixed ones (which factories pick by name, ignoring the re
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
 from hpo.learners.guard import FitGuard
@@ -107,13 +107,85 @@ def learner_parameters(learner: str, config: Mapping[str, Value]) -> dict[str, V
 
 
 def factory_of(learner: str) -> LearnerFactory:
-    """The factory registered as ``learner``; ``ValueError`` naming the choices otherwise."""
+    """The factory registered as ``learner``, or for a dotted path (``sklearn.ensemble.
+    ExtraTreesClassifier``) that estimator class's (:func:`register_estimator`); ``ValueError``
+    naming the choices otherwise."""
     factory = _FACTORIES.get(learner)
+    if factory is None and "." in learner:
+        factory = register_estimator(learner)
     if factory is None:
         raise ValueError(
             f"unknown learner {learner!r}; valid choices: {', '.join(learner_names())}"
         )
     return factory
+
+
+def _import_estimator(path: str) -> type:
+    """The class at dotted ``path``: it must import and have ``fit``, ``predict`` and
+    ``get_params`` (scikit-learn's estimator API); ``ValueError`` in one line otherwise."""
+    import importlib
+
+    module, _, name = path.rpartition(".")
+    try:
+        found = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError, ValueError) as err:
+        raise ValueError(
+            f"learner {path!r} does not import ({type(err).__name__}: {err}); name a "
+            "scikit-learn-compatible estimator class by its dotted path, e.g. "
+            "sklearn.ensemble.ExtraTreesClassifier"
+        ) from err
+    missing = [m for m in ("fit", "predict", "get_params") if not hasattr(found, m)]
+    if not isinstance(found, type) or missing:
+        lacks = ", ".join(missing) if missing else "a class"
+        raise ValueError(
+            f"learner {path!r} is not a scikit-learn-compatible estimator class (it lacks "
+            f"{lacks}); it needs fit, predict and get_params"
+        )
+    return found
+
+
+def register_estimator(path: str) -> LearnerFactory:
+    """Register the scikit-learn-compatible estimator class at dotted ``path`` as a learner of
+    that name (once). A configuration's parameters are its constructor's arguments (checked
+    against ``get_params()``, :func:`check_learner_parameters`); ``random_state`` is set to
+    the fit's seed when the class takes one; the task is a regressor's when scikit-learn's
+    ``is_regressor`` says so, else classification. The fit guard's iteration limits do not
+    apply (they are libsvm's and liblinear's)."""
+    from sklearn.base import is_regressor
+
+    cls = _import_estimator(path)
+    takes = set(cls().get_params())
+    seeded = "random_state" in takes
+
+    def factory(config: Mapping[str, Value], guard: FitGuard, seed: int, n_train: int) -> Any:
+        return cls(**config, **({"random_state": seed} if seeded else {}))
+
+    task = "regression" if is_regressor(cls()) else "classification"
+    _PARAMETERS[path] = frozenset(takes)
+
+    def settings_check(settings: Mapping[str, Any]) -> None:
+        check_learner_parameters(path, settings)
+
+    register_learner(path, task=task, settings_check=settings_check)(factory)
+    return factory
+
+
+_PARAMETERS: dict[str, frozenset[str]] = {}  # an estimator learner's constructor arguments
+
+
+def check_learner_parameters(learner: str, names: Iterable[str]) -> None:
+    """Refuse, in one line, a space parameter that ``learner`` does not take (for estimator
+    classes named by dotted path, whose arguments are known; a factory picks its own)."""
+    factory_of(learner)
+    takes = _PARAMETERS.get(learner)
+    if takes is None:
+        return
+    unknown = sorted(set(names) - takes)
+    if unknown:
+        raise ValueError(
+            f"learner {learner!r} takes no parameter {unknown[0]!r}; its parameters: "
+            f"{', '.join(sorted(takes))}"
+        )
 
 
 def make_estimator(
