@@ -4,6 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PROFILE ?= smoke
+CANDIDATES ?=
 # PyTorch (the nn extra, seed 002's network) is installed first, as the CPU build: PyPI's Linux
 # wheel of the same version pulls several GB of CUDA libraries. Taken from pip's own sources when
 # they have it (a local wheel), else from PyTorch's CPU index; its dependencies come with the
@@ -13,7 +14,7 @@ TORCH       ?= torch==2.13.0+cpu
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 EXPERIMENT ?= chapter3
 
-.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo reproduce-ensembles reproduce-surrogates reproduce-autoweka reproduce-hierarchical status bench clean
+.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo reproduce-ensembles reproduce-surrogates reproduce-autoweka reproduce-benchmark reproduce-hierarchical status bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -70,6 +71,11 @@ reproduce-esmbo: $(STAMP)
 # Thornton 2014 (Auto-WEKA; docs/autoweka.md): results/autoweka/<profile>/report/report.md
 reproduce-autoweka: $(STAMP)
 	$(PY) -m experiments.reproduce autoweka --profile $(PROFILE)
+
+# Your optimizer beside the thesis's baselines (README, "Benchmark an optimizer"):
+# make reproduce-benchmark CANDIDATES=optuna_tpe,my_method PROFILE=smoke
+reproduce-benchmark: $(STAMP)
+	$(PY) -m experiments.reproduce benchmark --profile $(PROFILE) --candidates "$(CANDIDATES)"
 
 reproduce-ensembles: $(STAMP)
 	$(PY) -m experiments.reproduce ensembles --profile $(PROFILE)

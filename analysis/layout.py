@@ -31,6 +31,7 @@ CONSOLIDATED = "consolidated"
 RUNS = "runs"
 REPORT = "report"
 DATASET_NOTES = "dataset_notes.json"
+CANDIDATES = "candidates.json"  # a benchmark's candidate optimizers (experiments.sweep)
 
 
 def run_filename(

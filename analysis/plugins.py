@@ -31,6 +31,7 @@ REGISTRY = {
     "ensembles": "analysis.esmbo",  # EO vs ESMBO vs Caruana: the same statistics
     "surrogates": "analysis.surrogates",  # Jůzlová 2018 (seed 002)
     "hierarchical": "analysis.hierarchical",  # Bermúdez-Chacón 2014 (seed 003)
+    "benchmark": "analysis.benchmark",  # candidates beside the thesis's baselines
     "autoweka": "analysis.autoweka",  # Thornton 2014 (seed 004)
     "demo": "analysis.demo",  # `make demo`: what the short sweep ran, nothing from the thesis
 }

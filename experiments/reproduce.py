@@ -19,6 +19,7 @@ from experiments.progress import interval_seconds
 from experiments.results import ensure_writable
 from experiments.sweep import (
     RESULTS_ROOT,
+    add_candidates,
     check_data,
     consolidate,
     plan,
@@ -40,14 +41,23 @@ def main(argv: list[str] | None = None) -> int:
             "surrogates",
             "hierarchical",
             "autoweka",
+            "benchmark",
         ],
     )
     parser.add_argument("--profile", default="smoke")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1 = all cores)")
     parser.add_argument("--data-dir", default=None)
+    parser.add_argument(
+        "--candidates",
+        default="",
+        help="benchmark: optimizer configs to rank beside the baselines (comma separated)",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     try:
+        if args.candidates:
+            names = [n for n in args.candidates.split(",") if n]
+            add_candidates(args.experiment, args.profile, names, RESULTS_ROOT)
         runs = plan(args.experiment, args.profile, RESULTS_ROOT, args.data_dir)
         check_data(runs, args.data_dir)
         ensure_writable(RESULTS_ROOT)

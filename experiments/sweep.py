@@ -137,7 +137,10 @@ def plan(
     name = config.get("name", experiment)
     runs_dir = layout.sweep_dir(name, profile, results_root) / layout.RUNS
     planned: list[PlannedRun] = []
+    added = read_candidates(layout.sweep_dir(name, profile, results_root))
     for part, settings in _parts(config, profile):
+        if settings.get("candidates"):
+            settings = {**settings, "methods": _unique([*settings["methods"], *added])}
         datasets = _dataset_plan(settings, data_dir).names
         if not datasets:
             raise UsageError(
@@ -155,6 +158,38 @@ def plan(
             else:
                 planned.append(_dependent(part, spec, runs_dir, planned, after, settings))
     return planned
+
+
+def _unique(names: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(names))
+
+
+def read_candidates(folder: Path) -> list[str]:
+    """The candidate optimizers a benchmark sweep's folder remembers (none: ``[]``)."""
+    path = Path(folder) / layout.CANDIDATES
+    return list(json.loads(path.read_text())) if path.is_file() else []
+
+
+def add_candidates(
+    experiment: str, profile: str | None, names: Sequence[str], results_root: Path = RESULTS_ROOT
+) -> list[str]:
+    """Add optimizer configs ``names`` to the parts of ``experiment`` marked ``candidates:
+    true`` (a benchmark), remembered in its sweep folder so that later commands (``run``,
+    ``status``, a cluster shard, the report) plan the same runs; returns every candidate. An
+    unknown optimizer, or an experiment without such parts, is one line."""
+    config = load_experiment(experiment)
+    profile = _profile(config, profile)
+    if not any(settings.get("candidates") for _, settings in _parts(config, profile)):
+        raise UsageError(f"experiment {experiment!r} takes no candidates (e.g. benchmark does)")
+    choices = group_choices("optimizer")
+    for name in names:
+        if name not in choices:
+            raise UsageError(_unknown("optimizer", name, choices))
+    folder = layout.sweep_dir(config.get("name", experiment), profile, results_root)
+    every = _unique([*read_candidates(folder), *names])
+    folder.mkdir(parents=True, exist_ok=True)
+    _write_json_atomic(folder / layout.CANDIDATES, every)
+    return every
 
 
 def _dependent(
@@ -605,10 +640,18 @@ def _main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--max-memory-gb", type=float, default=None)
     parser.add_argument("--max-array-size", type=int, default=1001, help="cost: SLURM's limit")
+    parser.add_argument(
+        "--candidates",
+        default="",
+        help="optimizer configs to add to a benchmark's parts (comma separated; remembered)",
+    )
     args = parser.parse_args(argv)
     try:
         if not 0 <= args.shard < args.n_shards:
             raise UsageError(f"shard must be in [0, {args.n_shards}), got {args.shard}")
+        if args.candidates:
+            names = [n for n in args.candidates.split(",") if n]
+            add_candidates(args.experiment, args.profile, names, args.results_root)
         runs = plan(args.experiment, args.profile, args.results_root, args.data_dir)
         if args.command == "cost":  # the whole sweep, as a cluster submission of n_shards jobs
             from experiments.cluster import print_cost
