@@ -81,6 +81,8 @@ class Optimizer(ABC):
     # defaults); the conformance checker (hpo.testing) then expects the same proposals from
     # every seed instead of other ones
     uses_rng: bool = True
+    # libraries whose versions a run records in its provenance (an adapter's library)
+    provenance_packages: tuple[str, ...] = ()
 
     def __init__(self, space: Space, budget: int, rng: np.random.Generator) -> None:
         if budget < 1:
