@@ -101,6 +101,12 @@ def _cash(module: str, name: str) -> Callable[[], type[Optimizer]]:
     return load
 
 
+def _optuna_class() -> type[Optimizer]:
+    from hpo.optimizers.optuna_sampler import OptunaSampler  # needs the optional optuna package
+
+    return OptunaSampler
+
+
 def _surrogate_class() -> type[Optimizer]:
     from hpo.optimizers.surrogate import SurrogateSMBO
 
@@ -122,6 +128,7 @@ CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "surrogate": _surrogate_class,  # seed 002 §2.1.2.1: skopt-style GP and random forest
     "prior_rs": _prior_rs_class,  # seed 003 §3.4(a): random search from the priors
     "pds": _pds_class,  # seed 003 §3.4(c): parametric-density sampler, uniform fallback
+    "optuna": _optuna_class,  # any Optuna sampler (docs/optimizers.md)
     # seed 004 (Thornton 2014): CASH methods racing over instances (docs/autoweka.md, Decisions)
     "cash_exdef": _cash("cash_baselines", "ExDef"),  # §4.1: every learner at its defaults
     "cash_grid": _cash("cash_baselines", "GridSearch"),  # §4.1: the base learners' full grid
