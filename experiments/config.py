@@ -4,6 +4,8 @@ turn a bad command line into one clear line (exit code 2) before anything runs."
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -73,9 +75,55 @@ class UsageError(ValueError):
     """A bad command-line value; the message is one line naming the valid choices."""
 
 
-def group_choices(group: str) -> list[str]:
-    """The config files available in ``conf/<group>/`` (without ``.yaml``)."""
-    return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
+def group_choices(group: str, search_path: Sequence[str] = ()) -> list[str]:
+    """The config files available in ``conf/<group>/`` and in ``<group>/`` of every folder of
+    Hydra's ``search_path`` (``pkg://`` or ``file://`` entries; without ``.yaml``)."""
+    names = {p.stem for p in (CONF_DIR / group).glob("*.yaml")}
+    for entry in search_path:
+        folder = search_path_folder(entry) / group
+        if folder.is_dir():
+            names |= {p.name[: -len(".yaml")] for p in folder.iterdir() if p.name.endswith(".yaml")}
+    return sorted(names)
+
+
+SEARCH_PATH_KEY = "hydra.searchpath"
+SEARCH_PATH_SCHEMES = ("pkg://", "file://")
+
+
+def search_path(overrides: Sequence[str]) -> list[str]:
+    """The entries of ``hydra.searchpath=[...]`` among ``overrides`` (empty when none)."""
+    entries: list[str] = []
+    for override in overrides:
+        key, _, value = override.partition("=")
+        if key.lstrip("+~") == SEARCH_PATH_KEY:
+            items = value.strip().strip("[]").split(",")
+            entries += [item.strip().strip("'\"") for item in items if item.strip()]
+    return entries
+
+
+def search_path_folder(entry: str) -> Traversable:
+    """The folder of one search-path entry: ``pkg://my_pkg/conf`` (a package's resources, as
+    Hydra reads them) or ``file:///abs/conf`` (``UsageError`` for another scheme, a package that
+    does not import, or a missing folder)."""
+    if entry.startswith("file://"):
+        folder: Traversable = Path(entry[len("file://") :])
+    elif entry.startswith("pkg://"):
+        module = entry[len("pkg://") :].replace("/", ".").rstrip(".")
+        try:
+            folder = resources.files(module)
+        except (ImportError, TypeError) as err:
+            raise UsageError(
+                f"{SEARCH_PATH_KEY}: {entry} does not import ({err}); install the package that "
+                "ships it (pip install -e <its folder>)"
+            ) from None
+    else:
+        raise UsageError(
+            f"{SEARCH_PATH_KEY}: {entry!r} has no known scheme; valid: "
+            f"{', '.join(SEARCH_PATH_SCHEMES)}"
+        )
+    if not folder.is_dir():
+        raise UsageError(f"{SEARCH_PATH_KEY}: {entry} is not a folder")
+    return folder
 
 
 SWEEP_FUNCTIONS = ("glob(", "range(", "choice(", "interval(", "tag(", "sort(", "shuffle(")
@@ -101,16 +149,21 @@ def open_settings(overrides: Sequence[str]) -> list[str]:
 
 def check_overrides(overrides: Sequence[str]) -> None:
     """Reject unknown keys, config-group options and datasets with one line each (every value
-    of a multirun list is checked)."""
+    of a multirun list is checked). A config group's option may come from a folder of Hydra's
+    search path (``hydra.searchpath=[pkg://my_pkg/conf]``); an unknown one lists the path."""
+    path = search_path(overrides)
     for override in overrides:
         if override.startswith("-") or "=" not in override:
             continue
         key, value = override.split("=", 1)
         key = key.lstrip("+~")
         if key in CONFIG_GROUPS:
+            choices = group_choices(key, path)
             for choice in _listed_values(value):
-                if choice not in group_choices(key):
-                    raise UsageError(unknown_choice_message(key, choice, group_choices(key)))
+                if choice not in choices:
+                    searched = ", ".join(["conf (this repository)", *path])
+                    message = unknown_choice_message(key, choice, choices)
+                    raise UsageError(f"{message}; search path: {searched}")
         elif key == "dataset":
             for name in _listed_values(value):
                 try:
@@ -228,7 +281,7 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
     check_task(space, dataset)
     return RunSpec(
         dataset=dataset,
-        optimizer=str(optimizer["family"]),
+        optimizer=optimizer_family(optimizer),
         rules=dict(optimizer["rules"]),
         protocol=settings,
         protocol_name=str(protocol["name"]),
@@ -340,7 +393,7 @@ def _check_ensemble_folds(optimizer: Mapping[str, Any]) -> None:
     from hpo.rules.final_selection import ENSEMBLE_OPTIMIZER, POST_HOC
 
     needs = [r for r in dict(optimizer["rules"]).values() if r in (POST_HOC, ENSEMBLE_OPTIMIZER)]
-    if optimizer["family"] == "eo":
+    if optimizer_family(optimizer) == "eo":
         needs.append("the eo optimizer")
     if needs and bool(optimizer["reshuffle"]):
         raise UsageError(
@@ -373,11 +426,34 @@ def _choice(name: str, value: Any, valid: Sequence[str]) -> str:
     return str(value)
 
 
+def optimizer_family(optimizer: Mapping[str, Any]) -> str:
+    """A method file's optimizer: its ``family`` (a name of ``hpo.optimizers.CLASSES``) or, for
+    a class of another package, its ``_target_`` (a dotted path) with ``_partial_: true`` (the
+    framework supplies the space, budget and random generator; ``settings:`` are the rest of
+    the class's keyword arguments)."""
+    family, target = optimizer.get("family"), optimizer.get("_target_")
+    if (family is None) == (target is None):
+        raise UsageError(
+            f"optimizer {optimizer.get('name')!r} must give exactly one of family "
+            f"(got {family!r}) or _target_ (got {target!r})"
+        )
+    if target is None:
+        return str(family)
+    if optimizer.get("_partial_") is not True:
+        raise UsageError(
+            f"optimizer _target_ {target!r} needs _partial_: true (the framework supplies the "
+            "space, budget and rng; give the other arguments under settings:)"
+        )
+    if "." not in str(target):
+        raise UsageError(f"optimizer _target_ {target!r} is not a dotted path (my_pkg.MyClass)")
+    return str(target)
+
+
 def _optimizer_settings(optimizer: Mapping[str, Any], space: Mapping[str, Any]) -> dict[str, Any]:
     """``optimizer.settings``, checked against the keyword arguments of the family's class and
     by building the optimizer once on ``space`` (a setting out of range, or a conditional kernel
     on a space without conditions, is refused here, before anything is loaded or written)."""
-    family, settings = str(optimizer["family"]), dict(optimizer.get("settings") or {})
+    family, settings = optimizer_family(optimizer), dict(optimizer.get("settings") or {})
     try:
         check_settings(family, settings)
         make_optimizer(family, plain_space(space), 2, np.random.default_rng(0), **settings)

@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 
 from analysis import layout
 from experiments.runner import RunResult, RunSpec
+from hpo.optimizers import optimizer_versions
 
 SCHEMA_VERSION = 2  # 2: experiment, failure, n_members, members columns; predictions sidecar
 TIMING_COLUMNS = (
@@ -80,10 +81,12 @@ def run_filename(spec: RunSpec) -> str:
     )
 
 
-@lru_cache(maxsize=1)
-def provenance() -> dict[str, str]:
-    """Package versions, Python, platform and git revision of this checkout."""
-    versions = {}
+@lru_cache(maxsize=8)
+def provenance(optimizer: str = "") -> dict[str, str]:
+    """Package versions, Python, platform and git revision of this checkout; with the run's
+    ``optimizer`` (a family or a class's dotted path), the versions it adds: an outside class's
+    module and version, an adapter's library (:func:`hpo.optimizers.optimizer_versions`)."""
+    versions = optimizer_versions(optimizer) if optimizer else {}
     for package in _PACKAGES:
         try:
             versions[package] = metadata.version(package)
@@ -146,7 +149,7 @@ def assemble(
         "distinct_valid_losses": int(trace["valid_loss"].nunique()),  # 1: stuck on a plateau
         "config_hash": config_hash(spec),
         "schema_version": SCHEMA_VERSION,
-        **provenance(),
+        **provenance(spec.optimizer),
         **(data_provenance or {}),
         "run_seconds": run_seconds,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),

@@ -102,6 +102,11 @@ THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
             ("smac_long", "smac"),
         )
     },  # fmt: skip
+    # beyond the studies: Optuna's samplers through the optuna adapter (docs/optimizers.md)
+    **{
+        f"optuna_{name}": ("optuna", False, False, {f"optuna_{name}": "best_validation"})
+        for name in ("tpe", "gp", "cmaes", "qmc")
+    },
 }
 SEED003_DEFAULTS = {"hrs", "pds", "hypercube"}
 CHAPTER3_METHODS = list(THESIS_METHODS)[:16]
@@ -142,7 +147,9 @@ CONFIGS = sorted(p.stem for p in (CONF_DIR / "optimizer").glob("*.yaml"))
 
 
 def _method(config_name: str) -> str:
-    if config_name in CHAPTER5_DEFAULTS or config_name in CHAPTER4_LOSS or config_name[:3] == "aw_":
+    if config_name in CHAPTER5_DEFAULTS or config_name in CHAPTER4_LOSS:
+        return config_name
+    if config_name.startswith(("aw_", "optuna_")):
         return config_name
     return config_name.replace("_", "-")
 

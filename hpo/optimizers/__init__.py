@@ -1,10 +1,15 @@
-"""Optimizer families behind one ask/tell interface, and the registry the runner uses."""
+"""Optimizer families behind one ask/tell interface, and the registry the runner uses.
+
+A family is a key of :data:`CLASSES` or, for an optimizer of another package, the dotted path of
+its class (``my_pkg.MyOptimizer``, a method file's ``_target_``): every function of the registry
+takes either (``docs/optimizers.md``)."""
 
 from __future__ import annotations
 
 import importlib
 import inspect
 from collections.abc import Callable, Mapping
+from importlib import metadata
 from typing import Any
 
 import numpy as np
@@ -96,6 +101,12 @@ def _cash(module: str, name: str) -> Callable[[], type[Optimizer]]:
     return load
 
 
+def _optuna_class() -> type[Optimizer]:
+    from hpo.optimizers.optuna_sampler import OptunaSampler  # needs the optional optuna package
+
+    return OptunaSampler
+
+
 def _surrogate_class() -> type[Optimizer]:
     from hpo.optimizers.surrogate import SurrogateSMBO
 
@@ -117,6 +128,7 @@ CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "surrogate": _surrogate_class,  # seed 002 §2.1.2.1: skopt-style GP and random forest
     "prior_rs": _prior_rs_class,  # seed 003 §3.4(a): random search from the priors
     "pds": _pds_class,  # seed 003 §3.4(c): parametric-density sampler, uniform fallback
+    "optuna": _optuna_class,  # any Optuna sampler (docs/optimizers.md)
     # seed 004 (Thornton 2014): CASH methods racing over instances (docs/autoweka.md, Decisions)
     "cash_exdef": _cash("cash_baselines", "ExDef"),  # §4.1: every learner at its defaults
     "cash_grid": _cash("cash_baselines", "GridSearch"),  # §4.1: the base learners' full grid
@@ -132,8 +144,7 @@ _FIXED_ARGUMENTS = ("self", "space", "budget", "rng")
 
 def setting_names(family: str) -> tuple[str, ...]:
     """The settings (keyword arguments beyond space, budget and rng) of optimizer ``family``."""
-    _check_family(family)
-    parameters = inspect.signature(CLASSES[family]().__init__).parameters
+    parameters = inspect.signature(optimizer_class(family).__init__).parameters
     return tuple(name for name in parameters if name not in _FIXED_ARGUMENTS)
 
 
@@ -153,24 +164,84 @@ def make_optimizer(
 ) -> Optimizer:
     """Build optimizer ``family`` with its ``settings`` (keyword arguments of its class)."""
     check_settings(family, settings)
-    return CLASSES[family]()(space, budget, rng, **settings)
+    return optimizer_class(family)(space, budget, rng, **settings)
 
 
 def optimizer_class(family: str) -> type[Optimizer]:
-    """The class of optimizer ``family`` (``KeyError`` naming the valid families)."""
-    _check_family(family)
+    """The class of optimizer ``family``: a family name (``KeyError`` naming the valid ones) or
+    a class's dotted path (:class:`OptimizerTargetError` when it does not import or is not an
+    :class:`Optimizer`)."""
+    if is_target(family):
+        return _target_class(family)
+    if family not in CLASSES:
+        raise KeyError(f"unknown optimizer family {family!r}; valid: {', '.join(CLASSES)}")
     return CLASSES[family]()
 
 
-def _check_family(family: str) -> None:
-    if family not in CLASSES:
-        raise KeyError(f"unknown optimizer family {family!r}; valid: {', '.join(CLASSES)}")
+class OptimizerTargetError(ValueError):
+    """A dotted path that names no optimizer class; the message is one line with the fix."""
+
+
+def is_target(family: str) -> bool:
+    """Whether ``family`` is a class's dotted path rather than a name of :data:`CLASSES`."""
+    return "." in family
+
+
+def _target_class(path: str) -> type[Optimizer]:
+    module_name, _, name = path.rpartition(".")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise OptimizerTargetError(
+            f"optimizer _target_ {path!r} does not import ({err}); install its package or put "
+            "it on PYTHONPATH"
+        ) from None
+    cls = getattr(module, name, None)
+    if cls is None:
+        raise OptimizerTargetError(
+            f"optimizer _target_ {path!r}: module {module_name!r} has no {name!r}"
+        )
+    if not (isinstance(cls, type) and issubclass(cls, Optimizer)):
+        raise OptimizerTargetError(
+            f"optimizer _target_ {path!r} is not an optimizer: subclass "
+            "hpo.optimizers.Optimizer (ask() -> Proposal, tell(proposal, loss); docs/optimizers.md)"
+        )
+    return cls
+
+
+def optimizer_versions(family: str) -> dict[str, str]:
+    """The versions a run of ``family`` records beside the project's packages: for a class of
+    another package its module and version (``optimizer:<dotted path>``), and the version of
+    every library the class declares in ``provenance_packages`` (Optuna for its adapter); empty
+    for a family of this package that declares none."""
+    cls = optimizer_class(family)
+    versions = {package: _version(package) for package in cls.provenance_packages}
+    if is_target(family):
+        versions[f"optimizer:{family}"] = _version(cls.__module__.partition(".")[0])
+    return versions
+
+
+def _version(package: str) -> str:
+    """A top-level package's version: its ``__version__``, else its distribution's."""
+    try:
+        version = getattr(importlib.import_module(package), "__version__", None)
+    except ImportError:
+        version = None
+    if isinstance(version, str):
+        return version
+    for distribution in metadata.packages_distributions().get(package, [package]):
+        try:
+            return metadata.version(distribution)
+        except metadata.PackageNotFoundError:
+            continue
+    return "unknown"
 
 
 __all__ = [
     "FAMILIES",
     "RESOURCE_KINDS",
     "EnsembleProvider",
+    "OptimizerTargetError",
     "MultiFidelity",
     "GridSearch",
     "Optimizer",
@@ -180,7 +251,9 @@ __all__ = [
     "RandomSearch",
     "SurrogateOptimizer",
     "check_settings",
+    "is_target",
     "make_optimizer",
     "optimizer_class",
+    "optimizer_versions",
     "setting_names",
 ]

@@ -77,6 +77,12 @@ class Optimizer(ABC):
     # how a run meets its data (experiments.runner.TRIAL_LOOPS): "folds", every proposal scored
     # on its batch's folds; "instances", proposals raced over instances (seed 004)
     trial_loop: str = "folds"
+    # False for a method whose proposals do not depend on its rng (Ex-Def: every learner at its
+    # defaults); the conformance checker (hpo.testing) then expects the same proposals from
+    # every seed instead of other ones
+    uses_rng: bool = True
+    # libraries whose versions a run records in its provenance (an adapter's library)
+    provenance_packages: tuple[str, ...] = ()
 
     def __init__(self, space: Space, budget: int, rng: np.random.Generator) -> None:
         if budget < 1:

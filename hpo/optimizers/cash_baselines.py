@@ -28,6 +28,8 @@ from hpo.space.search_space import Categorical, Integer, Parameter, Real, Space
 class ExDef(FullEvaluation):
     """Every learner at its defaults (seed §4.1, "Exhaustive-Default")."""
 
+    uses_rng = False  # the defaults, in the library's order: no random number is drawn
+
     def _begin(self) -> None:
         super()._begin()
         assert self.cash is not None

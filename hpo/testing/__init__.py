@@ -1,0 +1,343 @@
+"""The optimizer conformance checker: :func:`check_optimizer`, in the spirit of scikit-learn's
+``check_estimator``.
+
+It drives an :class:`~hpo.optimizers.base.Optimizer` class through short ask/tell loops on two
+toy spaces (one plain, one conditional; or, for an optimizer that races over instances, the
+CASH space it is given) with a deterministic toy loss, and checks the protocol of
+``docs/optimizers.md``: the same seed gives the same proposals, another seed other proposals,
+every proposal lies in the space (conditions respected), a failed evaluation (told as loss 1.0)
+is accepted, and the capabilities the class declares hold. A violation raises one
+:class:`ConformanceError` whose message names the check, the space and what was seen.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hpo.optimizers.base import (
+    RESOURCE_KINDS,
+    EnsembleProvider,
+    MultiFidelity,
+    Optimizer,
+    PredictionsConsumer,
+    PriorConsumer,
+    Proposal,
+    SurrogateOptimizer,
+)
+from hpo.records import FoldPredictions
+from hpo.space.priors import PriorSpace
+from hpo.space.search_space import Categorical, Condition, Integer, Real, Space
+
+if TYPE_CHECKING:
+    from hpo.cash.space import CashSpace
+
+FAILED_LOSS = 1.0  # what the framework tells for a failed evaluation (docs/optimizers.md)
+TRIAL_LOOP_NAMES = ("folds", "instances")  # experiments.runner.TRIAL_LOOPS' keys
+SEEDS = (11, 12)
+N_INSTANCES = 3
+
+TOY_SPACE = Space(
+    "toy",
+    (
+        Real("c", 1e-3, 1e3, log=True),
+        Integer("depth", 1, 8),
+        Categorical("criterion", ("gini", "entropy")),
+    ),
+    learner="toy",
+)
+TOY_CONDITIONAL_SPACE = Space(
+    "toy_conditional",
+    (
+        Categorical("kernel", ("rbf", "poly", "linear")),
+        Real("gamma", 1e-4, 1e1, log=True, condition=Condition("kernel", ("rbf", "poly"))),
+        Integer("degree", 2, 5, condition=Condition("kernel", ("poly",))),
+        Real("c", 0.0, 1.0),
+    ),
+    learner="toy",
+)
+
+
+class ConformanceError(AssertionError):
+    """An optimizer broke the protocol: the message names the check that failed."""
+
+
+def check_optimizer(
+    cls: type[Optimizer],
+    budget: int = 8,
+    cash_space: CashSpace | None = None,
+    **settings: Any,
+) -> None:
+    """Raise :class:`ConformanceError` unless ``cls`` (built with ``settings``) follows the
+    optimizer protocol on the toy spaces (or on ``cash_space``, which an optimizer whose
+    ``trial_loop`` is ``instances`` needs), ``budget`` evaluations per loop."""
+    _expect(isinstance(cls, type) and issubclass(cls, Optimizer), "protocol", _not_optimizer(cls))
+    _check_declarations(cls)
+    if cls.trial_loop == "instances":
+        if cash_space is None:
+            raise ValueError(f"{cls.__name__} races over instances: pass cash_space=<CashSpace>")
+        spaces = [cash_space.space]
+    else:
+        spaces = [TOY_SPACE, TOY_CONDITIONAL_SPACE]
+    for space in spaces:
+        _Checker(cls, space, budget, cash_space, settings).check()
+
+
+def _not_optimizer(cls: object) -> str:
+    return f"{cls!r} is not a subclass of hpo.optimizers.base.Optimizer"
+
+
+def _expect(condition: bool, check: str, message: str) -> None:
+    if not condition:
+        raise ConformanceError(f"check {check!r} failed: {message}")
+
+
+def _check_declarations(cls: type[Optimizer]) -> None:
+    name = cls.__name__
+    _expect(
+        cls.trial_loop in TRIAL_LOOP_NAMES,
+        "declared capabilities",
+        f"{name}.trial_loop is {cls.trial_loop!r}; valid: {', '.join(TRIAL_LOOP_NAMES)}",
+    )
+    if issubclass(cls, MultiFidelity):
+        _expect(
+            cls.resource_kind in RESOURCE_KINDS,
+            "declared capabilities",
+            f"{name}.resource_kind is {cls.resource_kind!r}; valid: {', '.join(RESOURCE_KINDS)}",
+        )
+
+
+def toy_loss(space: Space, config: Mapping[str, Any]) -> float:
+    """A deterministic loss in (0, 1) of a configuration: smooth in its unit-cube point."""
+    u = space.encode(config)
+    return float(0.05 + 0.9 * np.mean((u - 0.3) ** 2))
+
+
+def _predictions(loss: float, iteration: int) -> tuple[FoldPredictions, ...]:
+    """Synthetic validation predictions of one model (20 rows, 2 classes) for a
+    :class:`PredictionsConsumer`: the first ``round(20 * loss)`` rows wrong."""
+    rows = np.arange(20)
+    labels = rows % 2
+    wrong = rows < round(20 * loss) + iteration % 2
+    predicted = np.where(wrong, 1 - labels, labels)
+    return (FoldPredictions(rows, labels, predicted, predicted[:5].copy()),)
+
+
+class _Checker:
+    """The checks of one class on one space."""
+
+    def __init__(
+        self,
+        cls: type[Optimizer],
+        space: Space,
+        budget: int,
+        cash: CashSpace | None,
+        settings: Mapping[str, Any],
+    ) -> None:
+        self.cls, self.space, self.budget = cls, space, budget
+        self.cash, self.settings = cash, dict(settings)
+
+    def fail(self, check: str, message: str) -> ConformanceError:
+        return ConformanceError(
+            f"check {check!r} failed for {self.cls.__name__} on space {self.space.name!r}: "
+            f"{message}"
+        )
+
+    def expect(self, condition: bool, check: str, message: str) -> None:
+        if not condition:
+            raise self.fail(check, message)
+
+    def build(self, seed: int) -> Optimizer:
+        optimizer = self.cls(self.space, self.budget, np.random.default_rng(seed), **self.settings)
+        if self.cash is not None:
+            optimizer.start(self.cash, N_INSTANCES)  # type: ignore[attr-defined]
+        if isinstance(optimizer, PriorConsumer):
+            optimizer.use_priors(PriorSpace(self.space))
+        return optimizer
+
+    def check(self) -> None:
+        first, optimizer = self.loop(SEEDS[0])
+        again, _ = self.loop(SEEDS[0])
+        self.expect(
+            _same(first, again),
+            "same seed, same proposals",
+            f"two runs with seed {SEEDS[0]} differ at proposal {_first_difference(first, again)}",
+        )
+        other, _ = self.loop(SEEDS[1])
+        if getattr(self.cls, "uses_rng", True):
+            self.expect(
+                not _same(first, other),
+                "another seed, other proposals",
+                f"seeds {SEEDS[0]} and {SEEDS[1]} give the same {len(first)} proposals "
+                "(a class whose proposals do not depend on its rng declares uses_rng = False)",
+            )
+        self.check_final_capabilities(optimizer, len(first))
+
+    def loop(self, seed: int) -> tuple[list[Proposal], Optimizer]:
+        """``budget`` asks and tells; every third evaluation fails (told :data:`FAILED_LOSS`)."""
+        optimizer = self.build(seed)
+        proposals: list[Proposal] = []
+        for iteration in range(1, self.budget + 1):
+            try:
+                proposal = optimizer.ask()
+            except StopIteration:
+                break
+            self.check_proposal(optimizer, proposal, proposals)
+            config = self.config_of(proposal)
+            failed = iteration % 3 == 0
+            loss = FAILED_LOSS if failed else toy_loss(self.space, config)
+            if isinstance(optimizer, PredictionsConsumer):
+                optimizer.observe_predictions(proposal, _predictions(loss, iteration))
+            try:
+                optimizer.tell(proposal, loss)
+            except Exception as error:
+                what = "a failed evaluation (loss 1.0)" if failed else f"loss {loss:.4g}"
+                raise self.fail(
+                    "failed evaluations accepted" if failed else "tell accepts losses",
+                    f"tell raised {type(error).__name__}: {error} when told {what}",
+                ) from error
+            proposals.append(proposal)
+            self.check_running_capabilities(optimizer, iteration)
+        self.expect(
+            bool(proposals), "proposes", "the first ask raised StopIteration (nothing proposed)"
+        )
+        return proposals, optimizer
+
+    def config_of(self, proposal: Proposal) -> dict[str, Any]:
+        if proposal.config is not None:
+            return dict(proposal.config)
+        return self.space.decode(np.asarray(proposal.u, dtype=float))
+
+    def check_proposal(
+        self, optimizer: Optimizer, proposal: Proposal, earlier: list[Proposal]
+    ) -> None:
+        check = "proposals lie in the space"
+        self.expect(
+            isinstance(proposal, Proposal), check, f"ask returned {type(proposal).__name__}"
+        )
+        if proposal.u is not None:
+            u = np.asarray(proposal.u, dtype=float)
+            self.expect(
+                u.shape == (self.space.dim,),
+                check,
+                f"point of shape {u.shape}, expected ({self.space.dim},)",
+            )
+            self.expect(
+                bool(np.all(np.isfinite(u)) and np.all((u >= 0) & (u <= 1))),
+                check,
+                f"point {np.round(u, 4).tolist()} is outside the unit cube [0, 1]^{self.space.dim}",
+            )
+        else:
+            self.check_config(dict(proposal.config or {}))
+        previous = earlier[-1].batch if earlier else 1
+        self.expect(
+            isinstance(proposal.batch, int | np.integer) and proposal.batch >= previous,
+            "batches",
+            f"batch {proposal.batch!r} after batch {previous} (batches are integers >= 1 that "
+            "never decrease)",
+        )
+        if isinstance(optimizer, MultiFidelity) and proposal.resource is not None:
+            ok = proposal.resource > 0
+            if optimizer.resource_kind == "train_fraction":
+                ok = ok and proposal.resource <= 1
+            self.expect(
+                ok,
+                "declared capabilities",
+                f"resource {proposal.resource} is not a valid {optimizer.resource_kind} level",
+            )
+        elif not isinstance(optimizer, MultiFidelity):
+            self.expect(
+                proposal.resource is None,
+                "declared capabilities",
+                f"proposal carries resource {proposal.resource} but the class is not MultiFidelity",
+            )
+        if proposal.instance is not None:
+            self.expect(
+                self.cash is not None and 0 <= proposal.instance < N_INSTANCES,
+                "proposals lie in the space",
+                f"instance {proposal.instance} outside 0..{N_INSTANCES - 1}",
+            )
+
+    def check_config(self, config: dict[str, Any]) -> None:
+        check = "proposals lie in the space"
+        unknown = sorted(set(config) - set(self.space.names))
+        self.expect(not unknown, check, f"unknown parameters {unknown}")
+        for p in self.space.parameters:
+            if not self.space.is_active(p, config):
+                self.expect(
+                    p.name not in config,
+                    check,
+                    f"inactive parameter {p.name!r} = {config.get(p.name)!r} given (its "
+                    f"condition: {p.condition})",
+                )
+                continue
+            self.expect(p.name in config, check, f"active parameter {p.name!r} missing")
+            self.expect(
+                _valid_value(p, config[p.name]),
+                check,
+                f"{p.name} = {config[p.name]!r} is not a value of {p}",
+            )
+
+    def check_running_capabilities(self, optimizer: Optimizer, told: int) -> None:
+        if isinstance(optimizer, EnsembleProvider):
+            members = optimizer.current_ensemble()
+            self.expect(
+                len(set(members)) == len(members) and all(1 <= m <= told for m in members),
+                "declared capabilities",
+                f"current_ensemble() = {members} after {told} evaluations (1-based iterations "
+                "told so far, no duplicates)",
+            )
+
+    def check_final_capabilities(self, optimizer: Optimizer, told: int) -> None:
+        if isinstance(optimizer, SurrogateOptimizer):
+            for domain in ("space", "observed"):
+                u = np.asarray(optimizer.posterior_mean_argmin(domain), dtype=float)
+                self.expect(
+                    u.shape == (self.space.dim,) and bool(np.all((u >= 0) & (u <= 1))),
+                    "declared capabilities",
+                    f"posterior_mean_argmin({domain!r}) = {u.tolist()} is not a unit-cube point",
+                )
+        incumbent: Callable[[], Any] | None = getattr(optimizer, "incumbent", None)
+        if self.cash is not None and incumbent is not None:
+            config = incumbent()
+            if config is not None:
+                self.check_config(dict(config))
+
+
+def _valid_value(p: Real | Integer | Categorical, value: Any) -> bool:
+    if isinstance(p, Categorical):
+        return str(value) in p.choices
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        return False
+    if isinstance(p, Integer) and float(value) != int(value):
+        return False
+    return math.isfinite(float(value)) and p.low - 1e-9 <= float(value) <= p.high * (1 + 1e-9)
+
+
+def _key(proposal: Proposal) -> tuple:
+    u = None if proposal.u is None else tuple(np.round(np.asarray(proposal.u, float), 12))
+    config = None if proposal.config is None else tuple(sorted(dict(proposal.config).items()))
+    return (u, config, proposal.batch, proposal.resource, proposal.bracket, proposal.instance)
+
+
+def _same(a: list[Proposal], b: list[Proposal]) -> bool:
+    return [_key(p) for p in a] == [_key(p) for p in b]
+
+
+def _first_difference(a: list[Proposal], b: list[Proposal]) -> str:
+    for i, (p, q) in enumerate(zip(a, b, strict=False), start=1):
+        if _key(p) != _key(q):
+            return f"{i}: {_key(p)} vs {_key(q)}"
+    return f"{min(len(a), len(b)) + 1} (one run proposed {len(a)}, the other {len(b)})"
+
+
+__all__ = [
+    "FAILED_LOSS",
+    "TOY_CONDITIONAL_SPACE",
+    "TOY_SPACE",
+    "ConformanceError",
+    "check_optimizer",
+]

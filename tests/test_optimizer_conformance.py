@@ -1,0 +1,105 @@
+"""Every optimizer family of the registry follows the public protocol (``docs/optimizers.md``),
+checked by :func:`hpo.testing.check_optimizer`; and the checker itself catches the three
+classic breaks (a clock-seeded optimizer, a proposal outside the cube, a tell that refuses a
+failed evaluation), each with a message naming the check."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from experiments.spaces import load_cash_library
+from hpo.cash.space import build_cash_space
+from hpo.optimizers import CLASSES, Optimizer, Proposal
+from hpo.optimizers.random_search import RandomSearch
+from hpo.testing import ConformanceError, check_optimizer
+
+# Small settings for the families whose defaults make a check slow; what they check is the same.
+SETTINGS = {
+    "grid": {"points_per_dim": 2},  # the default grid for 8 evaluations in 4-D is one point
+    "gp": {"n_samples": 2, "burnin": 2, "grid_size": 200},
+}
+BUDGETS = {"smac": 5, "gp": 5, "esmbo": 5, "surrogate": 5}
+NEEDS = {"smac": "smac", "bohb": "smac", "tpe": "hyperopt", "cash_smac": "smac"}
+NEEDS |= {"cash_smac_batch": "smac", "cash_tpe": "hyperopt", "optuna": "optuna"}
+
+
+@pytest.fixture(scope="module")
+def cash_space():
+    return build_cash_space(load_cash_library(), "classification", nonnegative_inputs=True)
+
+
+@pytest.mark.parametrize("family", sorted(CLASSES))
+def test_every_family_of_the_registry_passes_the_conformance_checks(family, request) -> None:
+    if family in NEEDS:
+        pytest.importorskip(NEEDS[family])
+    cls = CLASSES[family]()
+    extra = {}
+    if cls.trial_loop == "instances":
+        extra["cash_space"] = request.getfixturevalue("cash_space")
+    check_optimizer(cls, budget=BUDGETS.get(family, 8), **extra, **SETTINGS.get(family, {}))
+
+
+class ClockSeeded(RandomSearch):
+    """Broken: draws from a fresh unseeded generator, not from the rng it is given."""
+
+    def ask(self) -> Proposal:
+        return Proposal(u=np.random.default_rng().uniform(size=self.space.dim), batch=1)
+
+
+class OutOfCube(RandomSearch):
+    """Broken: proposes points up to 2 on every axis."""
+
+    def ask(self) -> Proposal:
+        return Proposal(u=2 * self.rng.uniform(size=self.space.dim), batch=len(self.y) + 1)
+
+
+class RefusesFailures(RandomSearch):
+    """Broken: a failed evaluation's loss (1.0) makes tell raise."""
+
+    def tell(self, proposal: Proposal, loss: float) -> None:
+        if loss >= 1.0:
+            raise ValueError("a loss of 1.0 is not a loss")
+        super().tell(proposal, loss)
+
+
+class SeedBlind(RandomSearch):
+    """Broken: seeds itself with a constant, so every run proposes the same points."""
+
+    def __init__(self, space, budget, rng) -> None:
+        super().__init__(space, budget, np.random.default_rng(0))
+
+
+class InactiveGiven(Optimizer):
+    """Broken: proposes configurations that keep values for inactive conditional parameters."""
+
+    def ask(self) -> Proposal:
+        u = self.rng.uniform(size=self.space.dim)
+        config = {
+            p.name: p.from_unit(float(v)) for p, v in zip(self.space.parameters, u, strict=True)
+        }
+        return Proposal(None, len(self.y) + 1, config=config)
+
+    def tell(self, proposal: Proposal, loss: float) -> None:
+        self.y.append(loss)
+
+
+@pytest.mark.parametrize(
+    ("cls", "check", "detail"),
+    [
+        (ClockSeeded, "same seed, same proposals", "two runs with seed 11 differ at proposal 1"),
+        (OutOfCube, "proposals lie in the space", "outside the unit cube"),
+        (RefusesFailures, "failed evaluations accepted", "ValueError: a loss of 1.0 is not"),
+        (SeedBlind, "another seed, other proposals", "seeds 11 and 12 give the same"),
+        (InactiveGiven, "proposals lie in the space", "inactive parameter"),
+    ],
+)
+def test_a_broken_optimizer_fails_with_the_check_named(cls, check, detail) -> None:
+    with pytest.raises(ConformanceError, match=f"check '{check}' failed for {cls.__name__}") as e:
+        check_optimizer(cls)
+    assert detail in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_class_that_is_not_an_optimizer_is_named() -> None:
+    with pytest.raises(ConformanceError, match="check 'protocol' failed: .*not a subclass"):
+        check_optimizer(dict)  # type: ignore[arg-type]
