@@ -5,6 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PROFILE ?= smoke
 CANDIDATES ?=
+SEARCH_PATH ?=
 # PyTorch (the nn extra, seed 002's network) is installed first, as the CPU build: PyPI's Linux
 # wheel of the same version pulls several GB of CUDA libraries. Taken from pip's own sources when
 # they have it (a local wheel), else from PyTorch's CPU index; its dependencies come with the
@@ -74,8 +75,9 @@ reproduce-autoweka: $(STAMP)
 
 # Your optimizer beside the thesis's baselines (README, "Benchmark an optimizer"):
 # make reproduce-benchmark CANDIDATES=optuna_tpe,my_method PROFILE=smoke
+# (SEARCH_PATH=pkg://their_package/conf for method files outside conf/)
 reproduce-benchmark: $(STAMP)
-	$(PY) -m experiments.reproduce benchmark --profile $(PROFILE) --candidates "$(CANDIDATES)"
+	$(PY) -m experiments.reproduce benchmark --profile $(PROFILE) --candidates "$(CANDIDATES)" --search-path "$(SEARCH_PATH)"
 
 reproduce-ensembles: $(STAMP)
 	$(PY) -m experiments.reproduce ensembles --profile $(PROFILE)

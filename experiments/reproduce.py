@@ -52,12 +52,18 @@ def main(argv: list[str] | None = None) -> int:
         default="",
         help="benchmark: optimizer configs to rank beside the baselines (comma separated)",
     )
+    parser.add_argument(
+        "--search-path",
+        default="",
+        help="benchmark: where candidates' method files are, e.g. pkg://my_optimizer/conf",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     try:
         if args.candidates:
             names = [n for n in args.candidates.split(",") if n]
-            add_candidates(args.experiment, args.profile, names, RESULTS_ROOT)
+            paths = [p for p in args.search_path.split(",") if p]
+            add_candidates(args.experiment, args.profile, names, RESULTS_ROOT, paths)
         runs = plan(args.experiment, args.profile, RESULTS_ROOT, args.data_dir)
         check_data(runs, args.data_dir)
         ensure_writable(RESULTS_ROOT)

@@ -137,10 +137,12 @@ def plan(
     name = config.get("name", experiment)
     runs_dir = layout.sweep_dir(name, profile, results_root) / layout.RUNS
     planned: list[PlannedRun] = []
-    added = read_candidates(layout.sweep_dir(name, profile, results_root))
+    sweep_folder = layout.sweep_dir(name, profile, results_root)
+    added, paths = read_candidates(sweep_folder), read_search_path(sweep_folder)
     for part, settings in _parts(config, profile):
         if settings.get("candidates"):
             settings = {**settings, "methods": _unique([*settings["methods"], *added])}
+            settings["search_path"] = paths
         datasets = _dataset_plan(settings, data_dir).names
         if not datasets:
             raise UsageError(
@@ -164,31 +166,49 @@ def _unique(names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _candidates_record(folder: Path) -> dict[str, list[str]]:
+    path = Path(folder) / layout.CANDIDATES
+    record = json.loads(path.read_text()) if path.is_file() else {}
+    return {"optimizers": list(record.get("optimizers", [])),
+            "search_path": list(record.get("search_path", []))}  # fmt: skip
+
+
 def read_candidates(folder: Path) -> list[str]:
     """The candidate optimizers a benchmark sweep's folder remembers (none: ``[]``)."""
-    path = Path(folder) / layout.CANDIDATES
-    return list(json.loads(path.read_text())) if path.is_file() else []
+    return _candidates_record(folder)["optimizers"]
+
+
+def read_search_path(folder: Path) -> list[str]:
+    """Where the candidates' method files are found beside ``conf/`` (Hydra's search path:
+    ``pkg://their_package/conf`` or ``file:///abs/conf``), as the sweep folder remembers it."""
+    return _candidates_record(folder)["search_path"]
 
 
 def add_candidates(
-    experiment: str, profile: str | None, names: Sequence[str], results_root: Path = RESULTS_ROOT
+    experiment: str,
+    profile: str | None,
+    names: Sequence[str],
+    results_root: Path = RESULTS_ROOT,
+    search_path: Sequence[str] = (),
 ) -> list[str]:
     """Add optimizer configs ``names`` to the parts of ``experiment`` marked ``candidates:
-    true`` (a benchmark), remembered in its sweep folder so that later commands (``run``,
-    ``status``, a cluster shard, the report) plan the same runs; returns every candidate. An
-    unknown optimizer, or an experiment without such parts, is one line."""
+    true`` (a benchmark), found in ``conf/optimizer/`` or on ``search_path`` (a package's own
+    ``conf/``), remembered in its sweep folder so that later commands (``run``, ``status``, a
+    cluster shard, the report) plan the same runs; returns every candidate. An unknown
+    optimizer, or an experiment without such parts, is one line."""
     config = load_experiment(experiment)
     profile = _profile(config, profile)
     if not any(settings.get("candidates") for _, settings in _parts(config, profile)):
         raise UsageError(f"experiment {experiment!r} takes no candidates (e.g. benchmark does)")
-    choices = group_choices("optimizer")
+    folder = layout.sweep_dir(config.get("name", experiment), profile, results_root)
+    paths = _unique([*read_search_path(folder), *search_path])
+    choices = group_choices("optimizer", paths)
     for name in names:
         if name not in choices:
             raise UsageError(_unknown("optimizer", name, choices))
-    folder = layout.sweep_dir(config.get("name", experiment), profile, results_root)
     every = _unique([*read_candidates(folder), *names])
     folder.mkdir(parents=True, exist_ok=True)
-    _write_json_atomic(folder / layout.CANDIDATES, every)
+    _write_json_atomic(folder / layout.CANDIDATES, {"optimizers": every, "search_path": paths})
     return every
 
 
@@ -279,6 +299,8 @@ def _part_specs(
     {key: value}) to one method after them."""
     shared = _shared_overrides(settings)
     shared += [override(key, value) for key, value in (settings.get("overrides") or {}).items()]
+    if settings.get("search_path"):  # a benchmark's candidates from outside conf/
+        shared.append(f"hydra.searchpath=[{','.join(settings['search_path'])}]")
     for protocol in settings["protocols"]:
         runs: dict[str, RunSpec] = {}
         for method in settings["methods"]:
@@ -645,13 +667,19 @@ def _main(argv: list[str] | None = None) -> int:
         default="",
         help="optimizer configs to add to a benchmark's parts (comma separated; remembered)",
     )
+    parser.add_argument(
+        "--search-path",
+        default="",
+        help="where candidates' method files are: pkg://their_package/conf (comma separated)",
+    )
     args = parser.parse_args(argv)
     try:
         if not 0 <= args.shard < args.n_shards:
             raise UsageError(f"shard must be in [0, {args.n_shards}), got {args.shard}")
         if args.candidates:
             names = [n for n in args.candidates.split(",") if n]
-            add_candidates(args.experiment, args.profile, names, args.results_root)
+            paths = [p for p in args.search_path.split(",") if p]
+            add_candidates(args.experiment, args.profile, names, args.results_root, paths)
         runs = plan(args.experiment, args.profile, args.results_root, args.data_dir)
         if args.command == "cost":  # the whole sweep, as a cluster submission of n_shards jobs
             from experiments.cluster import print_cost

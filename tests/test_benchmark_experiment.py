@@ -77,3 +77,23 @@ def test_the_shipped_experiment_has_three_profiles_and_takes_candidates() -> Non
     assert list(config["profiles"]) == ["smoke", "medium", "paper"]
     for profile in config["profiles"].values():
         assert all(part["candidates"] for part in profile["parts"].values())
+
+
+def test_an_outside_packages_optimizer_is_benchmarked(
+    tiny: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worked example (``examples/my_optimizer``: its class and its own method file,
+    found on Hydra's search path) ranked beside the baselines."""
+    example = Path(__file__).resolve().parents[1] / "examples" / "my_optimizer"
+    monkeypatch.syspath_prepend(str(example))  # as `pip install -e examples/my_optimizer` does
+    root = tmp_path / "results"
+    paths = ["pkg://my_optimizer/conf"]
+    with pytest.raises(UsageError, match="unknown optimizer 'my_local_search'"):
+        add_candidates(tiny, "smoke", ["my_local_search"], root)  # not without its search path
+    add_candidates(tiny, "smoke", ["my_local_search"], root, search_path=paths)
+    runs, counts = run_all(tiny, "smoke", root, n_jobs=1)
+    assert counts["done"] == 9 and counts["failed"] == 0
+    assert {r.spec.optimizer for r in runs} == {"rs", "grid", "my_optimizer.LocalSearch"}
+    report = write_report(root / "benchmark" / "smoke", chapter="benchmark").read_text()
+    assert "Candidates: my_local_search; baselines: grid, rs." in report
+    assert "| my_local_search | rs |" in report

@@ -30,7 +30,7 @@ ALPHA = 0.05
 def candidates_of(source: Path) -> list[str]:
     """The candidate optimizers' config names the sweep folder remembers."""
     path = Path(source) / layout.CANDIDATES
-    return list(json.loads(path.read_text())) if path.is_file() else []
+    return list(json.loads(path.read_text())["optimizers"]) if path.is_file() else []
 
 
 def _method_names(outcomes: pd.DataFrame, configs: list[str]) -> list[str]:
