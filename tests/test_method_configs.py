@@ -51,6 +51,8 @@ THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
     "cma-gv": ("cma", False, True, "global_validation"),
     "cma-gv-r": ("cma", True, True, "global_validation"),
     "smac": ("smac", False, False, {"SMAC": "best_validation"}),
+    # beyond the thesis: SMAC3's BlackBoxFacade beside its SMAC (docs/optimizers.md)
+    "smac_blackbox": ("smac", False, False, {"smac_blackbox": "best_validation"}),
     "spearmint": ("gp", False, False, {"Spearmint": "best_validation"}),
     "gp_matern_noimp": ("gp", False, False, {"GP-matern-noimpute": "best_validation"}),
     "gp_matern": ("gp", False, False, {"GP-matern": "best_validation"}),
@@ -121,7 +123,7 @@ CHAPTER5_GP = {
     "gp_cond_ls": ("conditional", "local_search", True),
     "gp_laplace_ls": ("laplace", "local_search", True),
 }
-CHAPTER5_DEFAULTS = {*CHAPTER5_GP, "spearmint", "smac"}
+CHAPTER5_DEFAULTS = {*CHAPTER5_GP, "spearmint", "smac", "smac_blackbox"}
 # Chapter 4's methods (thesis §4.4): the EO loss of each (None: not EO)
 CHAPTER4_LOSS = {
     "bo_best": None,
@@ -149,7 +151,7 @@ CONFIGS = sorted(p.stem for p in (CONF_DIR / "optimizer").glob("*.yaml"))
 def _method(config_name: str) -> str:
     if config_name in CHAPTER5_DEFAULTS or config_name in CHAPTER4_LOSS:
         return config_name
-    if config_name.startswith(("aw_", "optuna_")):
+    if config_name.startswith(("aw_", "optuna_")) or config_name == "smac_blackbox":
         return config_name
     return config_name.replace("_", "-")
 

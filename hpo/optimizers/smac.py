@@ -46,6 +46,33 @@ if TYPE_CHECKING:
     from smac.runhistory import TrialInfo
 
 IMPUTE_CHOICES = ("default", "smac")
+# SMAC3's facade by dotted path: the thesis's (§5.5) by default; any facade that proposes full
+# evaluations (BlackBoxFacade: a GP; RandomFacade; AlgorithmConfigurationFacade), not the
+# multi-fidelity ones, whose trials carry budgets this loop does not give.
+DEFAULT_FACADE = "smac.HyperparameterOptimizationFacade"
+MULTI_FIDELITY_FACADES = ("HyperbandFacade", "MultiFidelityFacade")
+
+
+def facade_class(path: str) -> type:
+    """The SMAC3 facade class at dotted ``path`` (``ValueError`` in one line when it does not
+    import, is not a facade, or is a multi-fidelity one)."""
+    import importlib
+
+    from smac.facade.abstract_facade import AbstractFacade
+
+    module, _, name = path.rpartition(".")
+    try:
+        found = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError, ValueError) as err:
+        raise ValueError(f"SMAC facade {path!r} does not import ({err})") from err
+    if not (isinstance(found, type) and issubclass(found, AbstractFacade)):
+        raise ValueError(f"{path!r} is not a SMAC3 facade (smac.facade.AbstractFacade)")
+    if name in MULTI_FIDELITY_FACADES:
+        raise ValueError(
+            f"SMAC facade {name!r} is multi-fidelity; this adapter proposes full evaluations "
+            "(use optimizer=bohb for SMAC's Hyperband)"
+        )
+    return found
 
 
 def to_configspace(space: Space, seed: int | None = None) -> ConfigurationSpace:
@@ -118,11 +145,17 @@ class SMACOptimizer(Optimizer):
     """
 
     def __init__(
-        self, space: Space, budget: int, rng: np.random.Generator, impute: str = "default"
+        self,
+        space: Space,
+        budget: int,
+        rng: np.random.Generator,
+        impute: str = "default",
+        facade: str = DEFAULT_FACADE,
     ) -> None:
         super().__init__(space, budget, rng)
         if impute not in IMPUTE_CHOICES:
             raise ValueError(f"unknown impute {impute!r}; valid: {', '.join(IMPUTE_CHOICES)}")
+        self.facade_class = facade_class(facade)
         logging.getLogger("smac").setLevel(logging.WARNING)
         self.seed = int(rng.integers(0, 2**31 - 1))
         self.configspace = to_configspace(space, self.seed)
@@ -137,7 +170,7 @@ class SMACOptimizer(Optimizer):
 
     def _facade(self, output_directory: Path) -> Any:
         """SMAC's facade, built in ``output_directory`` (removed once it is built)."""
-        from smac import HyperparameterOptimizationFacade, Scenario
+        from smac import Scenario
 
         scenario = Scenario(
             self.configspace,
@@ -146,7 +179,7 @@ class SMACOptimizer(Optimizer):
             n_trials=self.budget,
             seed=self.seed,
         )
-        return HyperparameterOptimizationFacade(
+        return self.facade_class(
             scenario, target_function=None, logging_level=False, overwrite=True
         )
 
