@@ -18,6 +18,7 @@ from analysis.claims import smallest_attainable_p
 from analysis.demo.report import (
     ScoreTables,
     _label,
+    error_tables,
     errors_section,
     figures_section,
     winloss_section,
@@ -158,10 +159,7 @@ def sections(context: ReportContext) -> list[str]:
     """The benchmark's sections, title first (the engine adds runs, overtuning and provenance)."""
     outcomes = context.outcomes
     candidates = _method_names(outcomes, candidates_of(context.source))
-    errors = load.per_dataset_errors(outcomes)
-    tables = {
-        key: table.dropna(axis=1, how="all") for key, table in load.score_tables(errors).items()
-    }
+    errors, tables = error_tables(outcomes)
     return [
         title_section(context.source, outcomes, candidates),
         errors_section(tables, errors, context.write),

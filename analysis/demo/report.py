@@ -212,13 +212,20 @@ def figures_section(outcomes: pd.DataFrame, tables: ScoreTables, out_dir: Path) 
     return "\n".join(parts) + "\n"
 
 
-def sections(context: ReportContext) -> list[str]:
-    """The demo's sections, title first (the engine adds runs, overtuning and provenance)."""
-    outcomes = context.outcomes
+def error_tables(outcomes: pd.DataFrame) -> tuple[pd.DataFrame, ScoreTables]:
+    """Per-dataset error statistics, and per (protocol, part) the mean test error table
+    (dataset × method) of the methods that ran there."""
     errors = load.per_dataset_errors(outcomes)
     tables = {
         key: table.dropna(axis=1, how="all") for key, table in load.score_tables(errors).items()
     }
+    return errors, tables
+
+
+def sections(context: ReportContext) -> list[str]:
+    """The demo's sections, title first (the engine adds runs, overtuning and provenance)."""
+    outcomes = context.outcomes
+    errors, tables = error_tables(outcomes)
     return [
         title_section(context.source, outcomes, tables),
         errors_section(tables, errors, context.write),
