@@ -87,7 +87,8 @@ def _sweep_shard(cfg: DictConfig) -> None:
         raise UsageError(f"shard must be in [0, {cfg.n_shards}), got {cfg.shard}")
     name = HydraConfig.get().runtime.choices["experiment"]  # the config file's name
     record_dataset_notes(name, cfg.profile, data_dir=cfg.data_dir)
-    record = shard_path(name, cfg.profile, cfg.shard, cfg.n_shards)
+    parts = None if cfg.get("parts") is None else [str(part) for part in cfg.parts]
+    record = shard_path(name, cfg.profile, cfg.shard, cfg.n_shards, parts=parts)
     record_shard(record)  # who runs the shard (``sweep status --n-shards``), under SLURM its job
     try:
         runs, counts = run_all(
@@ -96,6 +97,7 @@ def _sweep_shard(cfg: DictConfig) -> None:
             data_dir=cfg.data_dir,
             shard=cfg.shard,
             n_shards=cfg.n_shards,
+            parts=parts,
             n_jobs=1,
             progress=False,
         )

@@ -37,11 +37,22 @@ QUEUED = frozenset({"PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "CONFI
 
 @dataclass(frozen=True)
 class JobState:
-    """One job as ``sacct`` reports it: its state's first word and requested memory."""
+    """One job as ``sacct`` reports it: its state's first word, requested memory and the most
+    memory a step of it was seen to use (sampled; bytes)."""
 
     job: str
     state: str
     req_mem: str = ""
+    max_rss: float = 0.0
+
+    @property
+    def over_memory(self) -> bool:
+        """Killed for memory: SLURM's OUT_OF_MEMORY (cgroups), or, as jobacct_gather's
+        OverMemoryKill leaves it, FAILED with a step seen at or over the requested memory."""
+        limit = to_bytes(self.req_mem)
+        return self.state == "OUT_OF_MEMORY" or (
+            self.state in ("FAILED", "CANCELLED") and 0 < limit <= self.max_rss
+        )
 
     @property
     def active(self) -> bool:
@@ -53,11 +64,12 @@ class JobState:
 
     def cause(self) -> str:
         """Why the job ended, in words a failure record can carry."""
-        if self.state == "OUT_OF_MEMORY":
+        if self.over_memory:
             limit = f" of {self.req_mem}" if self.req_mem else ""
+            seen = f", {self.max_rss / 2**30:.2f} GiB seen" if self.max_rss else ""
             return (
-                f"SLURM job {self.job} ended OUT_OF_MEMORY: over its memory limit{limit} "
-                "(--mem; hydra.launcher.mem_gb)"
+                f"SLURM job {self.job} ended {self.state}: over its memory limit{limit}{seen} "
+                "(--mem: hydra.launcher.mem_gb)"
             )
         if self.state == "TIMEOUT":
             return f"SLURM job {self.job} ended TIMEOUT: over its time limit (timeout_min)"
@@ -78,19 +90,36 @@ def job_states(jobs: Iterable[str]) -> dict[str, JobState]:
     jobs = sorted(set(jobs))
     if not jobs:
         return {}
-    command = ["sacct", "-X", "-n", "-P", "-o", "JobID,State,ReqMem", "-j", ",".join(jobs)]
+    command = ["sacct", "-n", "-P", "-o", "JobID,State,ReqMem,MaxRSS", "-j", ",".join(jobs)]
     try:
         output = subprocess.run(
             command, capture_output=True, text=True, timeout=SACCT_TIMEOUT_S, check=True
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return {}
-    states = {}
+    states: dict[str, JobState] = {}
     for line in output.splitlines():
-        listed, state, req_mem = (line.split("|") + ["", ""])[:3]
+        listed, state, req_mem, max_rss = (line.split("|") + ["", "", ""])[:4]
+        job, dot, _ = listed.partition(".")
+        if dot:  # a step (batch, 0, ...) of the job on the line before: its memory
+            if job in states:
+                rss = max(states[job].max_rss, to_bytes(max_rss))
+                states[job] = JobState(job, states[job].state, states[job].req_mem, rss)
+            continue
         for job in set(expand(listed)) & set(jobs):  # a job's last line is its latest attempt
             states[job] = JobState(job, state.split()[0] if state else "UNKNOWN", req_mem)
     return states
+
+
+def to_bytes(size: str) -> float:
+    """``1G``, ``1139812K``, ``2Gn`` (per node; ``c``: per CPU) in bytes; 0 when empty."""
+    size = size.strip().rstrip("nc")
+    if not size:
+        return 0.0
+    units = "KMGTP"
+    if size[-1] in units:
+        return float(size[:-1]) * 1024 ** (units.index(size[-1]) + 1)
+    return float(size)
 
 
 def expand(listed: str) -> list[str]:

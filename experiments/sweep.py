@@ -541,6 +541,17 @@ def run_sweep(
     return counts
 
 
+def of_parts(runs: Sequence[PlannedRun], parts: Sequence[str] | None) -> list[PlannedRun]:
+    """The runs of ``parts`` (all when None); an unknown part is one line naming the parts."""
+    if parts is None:
+        return list(runs)
+    known = list(dict.fromkeys(run.part for run in runs))
+    unknown = [part for part in parts if part not in known]
+    if unknown:
+        raise UsageError(f"unknown part {unknown[0]!r}; valid: {', '.join(known)}")
+    return [run for run in runs if run.part in parts]
+
+
 def run_all(
     experiment: str,
     profile: str | None,
@@ -548,14 +559,17 @@ def run_all(
     data_dir: str | None = None,
     shard: int = 0,
     n_shards: int = 1,
+    parts: Sequence[str] | None = None,
     **options: Any,
 ) -> tuple[list[PlannedRun], dict[str, int]]:
-    """Run shard ``shard`` of ``n_shards`` of a profile, planning again while runs that waited
+    """Run shard ``shard`` of ``n_shards`` of a profile (of its ``parts`` only, when given: a
+    stage of a submission whose later parts wait for it), planning again while runs that waited
     for another part (``after``) become ready; the last plan and the summed counts."""
     total = {"done": 0, "failed": 0, "skipped": 0}
     tried: set[Path] = set()
     while True:
-        runs = plan(experiment, profile, results_root, data_dir)[shard::n_shards]
+        runs = of_parts(plan(experiment, profile, results_root, data_dir), parts)
+        runs = runs[shard::n_shards]
         ready = [r for r in runs if not r.waiting and r.path not in tried]
         counts = run_sweep(ready, data_dir=data_dir, **options)
         for key in ("done", "failed"):
@@ -612,13 +626,16 @@ def shard_path(
     shard: int,
     n_shards: int,
     results_root: Path = RESULTS_ROOT,
+    parts: Sequence[str] | None = None,
 ) -> Path:
-    """Where shard ``shard`` of ``n_shards`` keeps its record (who runs it, whether it ended)."""
+    """Where shard ``shard`` of ``n_shards`` (of ``parts`` only, when given) keeps its record
+    (who runs it, whether it ended)."""
     config = load_experiment(experiment)
     folder = layout.sweep_dir(
         config.get("name", experiment), _profile(config, profile), results_root
     )
-    return folder / SHARDS / f"shard-{shard}-of-{n_shards}.json"
+    stage = "" if parts is None else "." + "+".join(parts)
+    return folder / SHARDS / f"shard-{shard}-of-{n_shards}{stage}.json"
 
 
 def record_shard(path: Path, counts: Mapping[str, int] | None = None) -> None:

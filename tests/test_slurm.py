@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.results import without_timing
+from experiments.results import spec_from_file, without_timing
 from experiments.sweep import consolidate, plan
 
 pytest.importorskip("hydra_plugins.hydra_submitit_launcher", reason="needs the cluster extra")
@@ -99,9 +99,9 @@ def _consolidated(experiment: str, root: Path, profile: str | None = None) -> pd
     return table.sort_values(SORT).reset_index(drop=True)
 
 
-def _shard_logs(root: Path) -> dict[str, str]:
+def _shard_logs(sweep_dir: Path) -> dict[str, str]:
     """Each job's log, stdout then stderr, by its job id (``<array>_<task>``)."""
-    folders = [f for f in (root / "hydra" / "submitit").glob("*_*") if f.name[0].isdigit()]
+    folders = [f for f in (sweep_dir / "submitit").glob("[0-9]*") if any(f.glob("*_log.out"))]
     return {f.name: "".join(p.read_text() for p in sorted(f.glob("*_log.*"))) for f in folders}
 
 
@@ -148,9 +148,16 @@ def _start_now_once_requeued(job: str, env: dict[str, str]) -> None:
     subprocess.run(["scontrol", "update", f"JobId={job}", "StartTime=now"], env=env, check=True)
 
 
-def _shard_job(experiment: str, root: Path, shard: int, n_shards: int) -> str:
+def _shard_job(
+    experiment: str,
+    root: Path,
+    shard: int,
+    n_shards: int,
+    profile: str = "default",
+    stage: str = "",
+) -> str:
     """The SLURM job of a started shard, from its record."""
-    path = root / experiment / "default" / "shards" / f"shard-{shard}-of-{n_shards}.json"
+    path = root / experiment / profile / "shards" / f"shard-{shard}-of-{n_shards}{stage}.json"
     _wait_for(lambda: path.exists() and "slurm_job" in path.read_text(), f"shard {shard}")
     return json.loads(path.read_text())["slurm_job"]
 
@@ -173,7 +180,7 @@ def test_a_job_array_of_three_shards_equals_the_sweep_in_one_process(
     env = _env(slurm_env, tmp_path)
     result = _run(_submit_command("ci", tmp_path, 3), env)
     assert result.returncode == 0, result.stderr[-3000:]
-    logs = _shard_logs(tmp_path)
+    logs = _shard_logs(tmp_path / "hydra")
     jobs = {name.split("_")[0] for name in logs}
     assert len(jobs) == 1 and len({name for name in logs}) == 3  # one array, three tasks
     for shard in range(3):
@@ -234,7 +241,7 @@ def test_a_preempted_task_checkpoints_requeues_and_finishes_with_the_same_result
     assert submission.returncode == 0, stderr[-3000:]
     assert SACCT_WARNING not in stderr, stderr[-2000:]
     assert len(kept) < len(paths), "the shard finished before it was preempted: nothing tested"
-    log = _shard_logs(tmp_path)[job]
+    log = _shard_logs(tmp_path / "hydra")[job]
     assert "DUE TO JOB REQUEUE" in log, log  # submitit's checkpoint requeued the job
     assert log.count("Starting with JobEnvironment") == 2, log  # requeued once, started again
     (ended,) = re.findall(
@@ -243,3 +250,71 @@ def test_a_preempted_task_checkpoints_requeues_and_finishes_with_the_same_result
     assert int(ended[1]) >= len(kept) and sum(map(int, ended)) == len(paths), log
     assert {p: s for p, s in _finished(paths).items() if p in kept} == kept  # not re-run
     pd.testing.assert_frame_equal(_consolidated("ci", tmp_path), local_ci)
+
+
+@pytest.mark.needs_data("uci121")
+def test_a_task_over_its_memory_limit_is_a_failed_run_naming_the_limit(
+    tmp_path: Path, slurm_env: dict[str, str]
+) -> None:
+    env = _env(slurm_env, tmp_path)
+    # one run per shard; pendigits' shard takes about 1.6 GB, the others under 0.4 GB
+    command = _submit_command("cluster_ci", tmp_path, 3, "profile=memory")
+    command[command.index("hydra.launcher.mem_gb=2")] = "hydra.launcher.mem_gb=1"
+    result = _run(command, env)
+    assert result.returncode != 0  # the launcher reports the killed task
+    shards = _sweep("status", "cluster_ci", env, "--profile", "memory", "--n-shards", "3")
+    assert "3 shards: 0 pending, 0 running, 2 finished, 1 failed" in shards, shards
+    (line,) = [line for line in shards.splitlines() if line.startswith("shard 2/3: failed")]
+    assert "over its memory limit of 1G" in line, shards
+    runs = _sweep("status", "cluster_ci", env, "--profile", "memory")
+    assert "3 runs: 2 done, 1 failed" in runs and "pendigits" in runs, runs
+    assert "over its memory limit of 1G" in runs, runs
+
+
+def _queue(env: dict[str, str]) -> list[str]:
+    """squeue's lines: job (the array's id for an array), reason, dependency."""
+    command = ["squeue", "-h", "-o", "%F %r %E"]
+    return subprocess.run(command, env=env, capture_output=True, text=True).stdout.splitlines()
+
+
+def test_autoweka_stages_queue_with_afterok_and_irace_reads_stage_one(
+    tmp_path: Path, slurm_env: dict[str, str]
+) -> None:
+    env = _env(slurm_env, tmp_path)
+    # stage one submitted held, so that it cannot end before stage two is seen waiting for it
+    stage_one = _submit_command("autoweka", tmp_path, 2, "profile=ci", "parts=[classification]")
+    stage_one.append("+hydra.launcher.additional_parameters.hold=true")
+    one = subprocess.Popen(stage_one, cwd=REPO, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)  # fmt: skip
+    held = lambda: [line.split()[0] for line in _queue(env) if "JobHeldUser" in line]  # noqa: E731
+    _wait_for(held, "stage one in the queue")
+    (array,) = set(held())
+    try:
+        stage_two = [
+            sys.executable, "run.py", "-m", "experiment=autoweka", "profile=ci", "n_shards=1",
+            "shard=range(0,1)", "parts=[irace_classification]", *LAUNCHER,
+            f"hydra.sweep.dir={tmp_path / 'hydra2'}",
+            f"+hydra.launcher.additional_parameters.dependency=afterok:{array}",
+            "+hydra.launcher.additional_parameters.kill_on_invalid_dep=yes",
+        ]  # fmt: skip
+        two = subprocess.Popen(stage_two, cwd=REPO, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)  # fmt: skip
+        waiting = lambda: [line for line in _queue(env) if f"afterok:{array}" in line]  # noqa: E731
+        _wait_for(waiting, "stage two in the queue")
+        assert all(" Dependency " in line for line in waiting()), waiting()
+        subprocess.run(["scontrol", "release", array], env=env, check=True)
+        _, stderr_two = two.communicate(timeout=300)
+        _, stderr_one = one.communicate(timeout=300)
+    finally:
+        _clean_up(one, array, env)
+    assert one.returncode == 0, stderr_one[-3000:]
+    assert two.returncode == 0, stderr_two[-3000:]
+    assert SACCT_WARNING not in stderr_one + stderr_two
+    (log,) = _shard_logs(tmp_path / "hydra2").values()
+    assert "autoweka/ci shard 0/1: {'done': 1, 'failed': 0, 'skipped': 0}" in log, log
+    runs = plan("autoweka", "ci", tmp_path)
+    (irace,) = [run for run in runs if run.part == "irace_classification"]
+    assert not irace.waiting and irace.path.exists()
+    # its budget in evaluations, from stage one's finished random-search run
+    calibrated = irace.spec.optimizer_settings["max_evaluations"]
+    assert spec_from_file(irace.path)["optimizer_settings"]["max_evaluations"] == calibrated
