@@ -431,6 +431,12 @@ def worker_deaths(records: Sequence[Mapping[str, Any]]) -> list[str | None]:
         state = states.get(job) if job else None
         if not record:
             deaths.append("worker died during the run (its marker is unreadable)")
+        elif (
+            job
+            and job == this_job()
+            and (record.get("host"), record.get("pid")) != (here, os.getpid())
+        ):
+            deaths.append(f"an earlier attempt of SLURM job {job} stopped (requeued)")
         elif record.get("host") == here and _pid_alive(int(record.get("pid", -1))):
             deaths.append(None)
         elif state is not None and state.active:

@@ -17,6 +17,8 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -131,10 +133,25 @@ def _wait_for(condition, what: str, timeout: float = 120.0) -> None:  # noqa: AN
         time.sleep(0.2)
 
 
-def _clean_up(submission: subprocess.Popen, job: str, env: dict[str, str]) -> None:
-    """After a test: no submission process, and none of its jobs left in the queue."""
-    submission.kill()
-    subprocess.run(["scancel", job.split("_")[0]], env=env, check=False)
+@contextmanager
+def _cleaned_up(submission: subprocess.Popen, env: dict[str, str]) -> Iterator[list[str]]:
+    """Around a test's use of a running submission: should the test fail, no submission process
+    and none of its jobs (the arrays appended to the list it gives) are left behind."""
+    arrays: list[str] = []
+    try:
+        yield arrays
+    except BaseException:
+        submission.kill()
+        for array in arrays:
+            subprocess.run(["scancel", array], env=env, check=False)
+        raise
+
+
+def _wait_until_gone(array: str, env: dict[str, str]) -> None:
+    """Until SLURM lists no pending or running task of ``array``."""
+    command = ["squeue", "-h", "-j", array, "-o", "%T"]
+    queued = lambda: subprocess.run(command, env=env, capture_output=True, text=True).stdout  # noqa: E731
+    _wait_for(lambda: not queued().strip(), f"array {array} to end", timeout=300)
 
 
 def _start_now_once_requeued(job: str, env: dict[str, str]) -> None:
@@ -196,15 +213,15 @@ def test_a_cancelled_task_resumes_without_rerunning_or_losing_runs_and_status_fo
     paths = _shard_runs("ci", tmp_path, 0, 2)
     submission = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)  # fmt: skip
-    try:
+    with _cleaned_up(submission, env) as arrays:
         job = _shard_job("ci", tmp_path, 0, 2)
+        arrays.append(job.split("_")[0])
         kept = _hold_mid_shard(paths, job, env)
         live = _sweep("status", "ci", env, "--n-shards", "2")
         assert "shard 0/2: running" in live and "shard 1/2: pending" in live, live
         subprocess.run(["scancel", job], env=env, check=True)
         _, stderr = submission.communicate(timeout=300)
-    finally:
-        _clean_up(submission, job, env)
+        _wait_until_gone(arrays[0], env)  # the launcher stops at the failed task; shard 1 runs on
     assert submission.returncode != 0  # the launcher reports the cancelled task
     assert SACCT_WARNING not in stderr, stderr[-2000:]
     after = _sweep("status", "ci", env, "--n-shards", "2")
@@ -228,16 +245,15 @@ def test_a_preempted_task_checkpoints_requeues_and_finishes_with_the_same_result
     command = _submit_command("ci", tmp_path, 2, *ONE_AT_A_TIME, "hydra.launcher.timeout_min=60")
     submission = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)  # fmt: skip
-    try:
+    with _cleaned_up(submission, env) as arrays:
         job = _shard_job("ci", tmp_path, 0, 2)
+        arrays.append(job.split("_")[0])
         _wait_for(lambda: len(_finished(paths)) >= 2, "two runs of the shard")
         kept = _finished(paths)
         # submitit's preemption signal (SLURM sends it ahead of a preemption or the time limit)
         subprocess.run(["scancel", "--signal", "USR2", job], env=env, check=True)
         _start_now_once_requeued(job, env)
         _, stderr = submission.communicate(timeout=300)
-    finally:
-        _clean_up(submission, job, env)
     assert submission.returncode == 0, stderr[-3000:]
     assert SACCT_WARNING not in stderr, stderr[-2000:]
     assert len(kept) < len(paths), "the shard finished before it was preempted: nothing tested"
@@ -257,18 +273,18 @@ def test_a_task_over_its_memory_limit_is_a_failed_run_naming_the_limit(
     tmp_path: Path, slurm_env: dict[str, str]
 ) -> None:
     env = _env(slurm_env, tmp_path)
-    # one run per shard; pendigits' shard takes about 1.6 GB, the others under 0.4 GB
-    command = _submit_command("cluster_ci", tmp_path, 3, "profile=memory")
+    # one run per shard; pendigits' shard takes about 1.6 GB, iris' 0.4 GB
+    command = _submit_command("cluster_ci", tmp_path, 2, "profile=memory")
     command[command.index("hydra.launcher.mem_gb=2")] = "hydra.launcher.mem_gb=1"
     result = _run(command, env)
     assert result.returncode != 0  # the launcher reports the killed task
-    shards = _sweep("status", "cluster_ci", env, "--profile", "memory", "--n-shards", "3")
-    assert "3 shards: 0 pending, 0 running, 2 finished, 1 failed" in shards, shards
-    (line,) = [line for line in shards.splitlines() if line.startswith("shard 2/3: failed")]
-    assert "over its memory limit of 1G" in line, shards
-    runs = _sweep("status", "cluster_ci", env, "--profile", "memory")
-    assert "3 runs: 2 done, 1 failed" in runs and "pendigits" in runs, runs
-    assert "over its memory limit of 1G" in runs, runs
+    status = _sweep("status", "cluster_ci", env, "--profile", "memory", "--n-shards", "2")
+    assert "2 runs: 1 done, 1 failed" in status, status  # the run, with its error below
+    (failed,) = [line for line in status.splitlines() if " pendigits " in line]
+    assert "over its memory limit of 1G" in failed, status
+    assert "2 shards: 0 pending, 0 running, 1 finished, 1 failed" in status, status
+    (shard,) = [line for line in status.splitlines() if line.startswith("shard 1/2: failed")]
+    assert "over its memory limit of 1G" in shard, status
 
 
 def _queue(env: dict[str, str]) -> list[str]:
@@ -282,14 +298,15 @@ def test_autoweka_stages_queue_with_afterok_and_irace_reads_stage_one(
 ) -> None:
     env = _env(slurm_env, tmp_path)
     # stage one submitted held, so that it cannot end before stage two is seen waiting for it
-    stage_one = _submit_command("autoweka", tmp_path, 2, "profile=ci", "parts=[classification]")
+    stage_one = _submit_command("autoweka", tmp_path, 1, "profile=ci", "parts=[classification]")
     stage_one.append("+hydra.launcher.additional_parameters.hold=true")
     one = subprocess.Popen(stage_one, cwd=REPO, env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)  # fmt: skip
     held = lambda: [line.split()[0] for line in _queue(env) if "JobHeldUser" in line]  # noqa: E731
-    _wait_for(held, "stage one in the queue")
-    (array,) = set(held())
-    try:
+    with _cleaned_up(one, env) as arrays:
+        _wait_for(held, "stage one in the queue")
+        (array,) = set(held())
+        arrays.append(array)
         stage_two = [
             sys.executable, "run.py", "-m", "experiment=autoweka", "profile=ci", "n_shards=1",
             "shard=range(0,1)", "parts=[irace_classification]", *LAUNCHER,
@@ -305,8 +322,6 @@ def test_autoweka_stages_queue_with_afterok_and_irace_reads_stage_one(
         subprocess.run(["scontrol", "release", array], env=env, check=True)
         _, stderr_two = two.communicate(timeout=300)
         _, stderr_one = one.communicate(timeout=300)
-    finally:
-        _clean_up(one, array, env)
     assert one.returncode == 0, stderr_one[-3000:]
     assert two.returncode == 0, stderr_two[-3000:]
     assert SACCT_WARNING not in stderr_one + stderr_two
