@@ -230,6 +230,11 @@ def test_a_cancelled_task_resumes_without_rerunning_or_losing_runs_and_status_fo
 
     again = _run(command, env)  # the same command
     assert again.returncode == 0, again.stderr[-3000:]
+    logs = _shard_logs(tmp_path / "hydra")
+    resubmitted = max({int(name.split("_")[0]) for name in logs})
+    ended = "ci/default shard {}/2: {{'done': {}, 'failed': 0, 'skipped': {}}}"
+    assert ended.format(0, len(paths) - len(kept), len(kept)) in logs[f"{resubmitted}_0"]
+    assert ended.format(1, 0, len(paths)) in logs[f"{resubmitted}_1"]  # nothing run twice
     assert {p: s for p, s in _finished(paths).items() if p in kept} == kept  # not re-run
     done = _sweep("status", "ci", env, "--n-shards", "2")
     assert "2 shards: 0 pending, 0 running, 2 finished, 0 failed" in done, done
