@@ -87,12 +87,15 @@ def _run_once(cfg: DictConfig, spec: RunSpec, path: Path) -> None:
 
 
 def _sweep_shard(cfg: DictConfig) -> None:
-    from experiments.sweep import record_dataset_notes, run_all
+    from experiments.sweep import record_dataset_notes, record_shard, run_all, shard_path
 
     if not 0 <= cfg.shard < cfg.n_shards:
         raise UsageError(f"shard must be in [0, {cfg.n_shards}), got {cfg.shard}")
     name = HydraConfig.get().runtime.choices["experiment"]  # the config file's name
     record_dataset_notes(name, cfg.profile, data_dir=cfg.data_dir)
+    parts = None if cfg.get("parts") is None else [str(part) for part in cfg.parts]
+    record = shard_path(name, cfg.profile, cfg.shard, cfg.n_shards, parts=parts)
+    record_shard(record)  # who runs the shard (``sweep status --n-shards``), under SLURM its job
     try:
         runs, counts = run_all(
             name,
@@ -100,12 +103,14 @@ def _sweep_shard(cfg: DictConfig) -> None:
             data_dir=cfg.data_dir,
             shard=cfg.shard,
             n_shards=cfg.n_shards,
+            parts=parts,
             n_jobs=1,
             progress=False,
         )
     except Interrupted as stop:
         stop.outcome = "the shard's finished runs are kept; the same command runs the rest"
         raise
+    record_shard(record, counts)
     waiting = sum(bool(run.waiting) for run in runs)
     if waiting:  # parts that run after others, whose runs other shards have not finished
         counts["waiting"] = waiting

@@ -417,16 +417,18 @@ def gpu_line(estimate: Estimate, speedup: float = GPU_SPEEDUP) -> list[str]:
 
 def dependent_lines(runs: Sequence[Any]) -> list[str]:
     """How parts that run after others are submitted (none: no line): the runs that wait, and
-    the second submission, queued behind the first array by a SLURM dependency."""
+    the second stage, queued behind the first array by a SLURM dependency."""
     waiting = [run for run in runs if getattr(run, "waiting", "")]
     if not waiting:
         return []
-    parts = ", ".join(sorted({run.part for run in waiting}))
+    later = sorted({run.part for run in waiting})
+    first = sorted({run.part for run in runs} - set(later))
     return [
-        f"{len(waiting)} runs of parts that run after others ({parts}) wait for those parts: "
-        "submit the same command a second time, queued behind the first array with "
-        "+hydra.launcher.additional_parameters.dependency=afterany:<the first array's job id>; "
-        "its shards run what has become ready and skip what is finished"
+        f"{len(waiting)} runs of parts that run after others ({', '.join(later)}) wait for "
+        f"those parts: submit in two stages, parts=[{','.join(first)}] then "
+        f"parts=[{','.join(later)}] with "
+        "+hydra.launcher.additional_parameters.dependency=afterok:<the first array's job id> "
+        "(docs/running-at-scale.md); a stage run again skips what is finished"
     ]
 
 

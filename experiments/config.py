@@ -54,6 +54,7 @@ TOP_LEVEL_KEYS = (
     "profile",
     "shard",
     "n_shards",
+    "parts",
 )
 FIT_GUARD_FIELDS = tuple(FitGuard.__dataclass_fields__)
 NESTED_PREFIXES = (

@@ -54,6 +54,7 @@ from analysis.layout import RESULTS_ROOT
 from experiments.compose import compose_config, override
 from experiments.config import UsageError, check_task, group_choices, spec_from_config
 from experiments.progress import StatusLines, duration, interval_seconds, on_terminal, remaining
+from experiments.queue import job_states, this_job
 from experiments.results import ensure_writable, inspect_results_file, run_filename, set_aside
 from experiments.runner import RunSpec
 from hpo.data.catalog import (
@@ -68,6 +69,7 @@ from hpo.data.catalog import (
 )
 from hpo.data.catalog import unknown_choice_message as _unknown
 
+SHARDS = "shards"  # a sweep's folder of shard records (who runs each shard, whether it ended)
 _SHARED_SETTINGS = (
     "space",
     "budget",
@@ -364,7 +366,7 @@ def _claim(run: PlannedRun) -> bool:
     with its content, and fails if another worker holds it. A dead worker's claim is taken over
     (of several takers, one wins the rename). Returns False when another live worker has it."""
     marker = run.marker_path
-    record = {"host": socket.gethostname(), "pid": os.getpid(), "started": time.time()}
+    record = _worker_record()
     temporary = marker.with_name(f".{marker.name}.{os.getpid()}.tmp")
     temporary.write_text(json.dumps(record))
     try:
@@ -373,7 +375,7 @@ def _claim(run: PlannedRun) -> bool:
                 os.link(temporary, marker)  # atomic, content included; fails if it exists
                 return True
             except FileExistsError:
-                if _worker_alive(marker):
+                if worker_death(_read_record(marker)) is None:
                     return False
                 taken = marker.with_name(f".{marker.name}.dead.{os.getpid()}")
                 try:
@@ -408,6 +410,8 @@ def execute(
         data = _dataset(run.spec.dataset, data_dir)
         run_and_save(run.spec, run.path, data=data)
     except Exception as err:  # noqa: BLE001 - every error of a run is recorded, not raised
+        if _ends_the_job(err):
+            raise
         _write_json_atomic(
             run.failure_path,
             {
@@ -425,6 +429,14 @@ def execute(
     return status, time.perf_counter() - started
 
 
+def _ends_the_job(err: BaseException) -> bool:
+    """Whether ``err`` comes from the job around the run, not from the run: submitit's signal
+    handler raises it in the middle of a run to end a job that timed out and cannot be requeued.
+    Raised on (the run is left for the next attempt); recorded, it would fail a healthy run and
+    keep the shard going after its job was told to end."""
+    return type(err).__module__.split(".")[0] == "submitit"
+
+
 def set_aside_invalid(runs: Sequence[PlannedRun]) -> list[str]:
     """Move every existing results file that is not a valid finished run aside (``*.corrupt``),
     so that the run is done again; returns one message per file moved."""
@@ -438,16 +450,24 @@ def set_aside_invalid(runs: Sequence[PlannedRun]) -> list[str]:
     return messages
 
 
-def _worker_alive(marker: Path) -> bool:
-    """Whether the process that left ``marker`` still runs (markers from other hosts: assumed)."""
+def _worker_record() -> dict[str, Any]:
+    """Who this worker is: host, pid, start time and, under SLURM, its job."""
+    record = {"host": socket.gethostname(), "pid": os.getpid(), "started": time.time()}
+    job = this_job()
+    return {**record, "slurm_job": job} if job else record
+
+
+def _read_record(path: Path) -> dict[str, Any]:
     try:
-        record = json.loads(marker.read_text())
+        record = json.loads(path.read_text())
     except (OSError, ValueError):
-        return False
-    if record.get("host") != socket.gethostname():
-        return True
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+def _pid_alive(pid: int) -> bool:
     try:
-        os.kill(int(record["pid"]), 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
@@ -455,21 +475,68 @@ def _worker_alive(marker: Path) -> bool:
     return True
 
 
+def worker_deaths(records: Sequence[Mapping[str, Any]]) -> list[str | None]:
+    """For each worker record (a ``.running`` marker's, a shard's): None while that worker may
+    still run, else why it ended. A worker on this host is alive while its process is; one in a
+    SLURM job while SLURM lists the job as pending or running (asked once for all of them); one
+    on another host, off SLURM, is assumed alive. An unreadable record is a dead worker's."""
+    here = socket.gethostname()
+    states = job_states(r["slurm_job"] for r in records if r.get("slurm_job"))
+    deaths: list[str | None] = []
+    for record in records:
+        job = record.get("slurm_job")
+        state = states.get(job) if job else None
+        if not record:
+            deaths.append("worker died during the run (its marker is unreadable)")
+        elif (
+            job
+            and job == this_job()
+            and (record.get("host"), record.get("pid")) != (here, os.getpid())
+        ):
+            deaths.append(f"an earlier attempt of SLURM job {job} stopped (requeued)")
+        elif record.get("host") == here and _pid_alive(int(record.get("pid", -1))):
+            deaths.append(None)
+        elif state is not None and state.active:
+            # off this host SLURM has the last word; here the process ended and SLURM lags
+            same = record.get("host") == here
+            deaths.append(f"SLURM job {job} stopped the worker ({state.state})" if same else None)
+        elif state is not None:
+            deaths.append(state.cause())
+        elif record.get("host") == here:
+            deaths.append("worker died during the run (out of memory?)")
+        else:
+            deaths.append(None)  # another host and SLURM cannot be asked: assumed alive
+    return deaths
+
+
+def worker_death(record: Mapping[str, Any]) -> str | None:
+    """:func:`worker_deaths` of one record."""
+    return worker_deaths([record])[0]
+
+
+def _dead_markers(runs: Sequence[PlannedRun]) -> dict[Path, str]:
+    """The runs (results paths) whose ``.running`` marker a dead worker left, and why it died."""
+    marked = [run for run in runs if run.marker_path.exists()]
+    records = [_read_record(run.marker_path) for run in marked]
+    return {
+        run.path: death
+        for run, death in zip(marked, worker_deaths(records), strict=True)
+        if death is not None
+    }
+
+
 def _record_dead_workers(runs: Sequence[PlannedRun]) -> int:
-    """Turn the markers of runs whose worker died into failure records (markers of runs that
-    finished before their worker died are just removed); returns how many runs failed."""
+    """Turn the markers of runs whose worker died into failure records naming the cause (markers
+    of runs that finished before their worker died are just removed); returns how many failed."""
     dead = 0
+    deaths = _dead_markers(runs)
     for run in runs:
-        marker = run.marker_path
-        if not marker.exists() or _worker_alive(marker):
+        if run.path not in deaths:
             continue
         if not run.path.exists():  # died during the run (a death after it finished: no failure)
-            _write_json_atomic(
-                run.failure_path,
-                {"run": str(run.path), "error": "worker died during the run (out of memory?)"},
-            )
+            _write_json_atomic(run.failure_path, {"run": str(run.path), "error": deaths[run.path]})
             dead += 1
-        marker.unlink(missing_ok=True)
+        run.marker_path.unlink(missing_ok=True)
     return dead
 
 
@@ -537,6 +604,17 @@ def run_sweep(
     return counts
 
 
+def of_parts(runs: Sequence[PlannedRun], parts: Sequence[str] | None) -> list[PlannedRun]:
+    """The runs of ``parts`` (all when None); an unknown part is one line naming the parts."""
+    if parts is None:
+        return list(runs)
+    known = list(dict.fromkeys(run.part for run in runs))
+    unknown = [part for part in parts if part not in known]
+    if unknown:
+        raise UsageError(f"unknown part {unknown[0]!r}; valid: {', '.join(known)}")
+    return [run for run in runs if run.part in parts]
+
+
 def run_all(
     experiment: str,
     profile: str | None,
@@ -544,14 +622,17 @@ def run_all(
     data_dir: str | None = None,
     shard: int = 0,
     n_shards: int = 1,
+    parts: Sequence[str] | None = None,
     **options: Any,
 ) -> tuple[list[PlannedRun], dict[str, int]]:
-    """Run shard ``shard`` of ``n_shards`` of a profile, planning again while runs that waited
+    """Run shard ``shard`` of ``n_shards`` of a profile (of its ``parts`` only, when given: a
+    stage of a submission whose later parts wait for it), planning again while runs that waited
     for another part (``after``) become ready; the last plan and the summed counts."""
     total = {"done": 0, "failed": 0, "skipped": 0}
     tried: set[Path] = set()
     while True:
-        runs = plan(experiment, profile, results_root, data_dir)[shard::n_shards]
+        runs = of_parts(plan(experiment, profile, results_root, data_dir), parts)
+        runs = runs[shard::n_shards]
         ready = [r for r in runs if not r.waiting and r.path not in tried]
         counts = run_sweep(ready, data_dir=data_dir, **options)
         for key in ("done", "failed"):
@@ -566,14 +647,21 @@ def run_all(
 
 
 def status(runs: Sequence[PlannedRun]) -> pd.DataFrame:
-    """One row per run: part, dataset, method, protocol, repetition, state, error."""
+    """One row per run: part, dataset, method, protocol, repetition, state, error. A run whose
+    worker holds its marker is ``running``; one whose worker died (killed by SLURM, say) is
+    ``failed``, with the cause, before any sweep has recorded it."""
     rows = []
+    dead = _dead_markers(runs)
     for run in runs:
         problem = inspect_results_file(run.path, run.spec) if run.path.exists() else None
         if problem:
             state, error = "corrupt", problem
         elif run.path.exists():
             state, error = "done", ""
+        elif run.path in dead:
+            state, error = "failed", dead[run.path]
+        elif run.marker_path.exists():
+            state, error = "running", ""
         elif run.failure_path.exists():
             state = "failed"
             error = json.loads(run.failure_path.read_text()).get("error", "")
@@ -593,6 +681,90 @@ def status(runs: Sequence[PlannedRun]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def shard_path(
+    experiment: str,
+    profile: str | None,
+    shard: int,
+    n_shards: int,
+    results_root: Path = RESULTS_ROOT,
+    parts: Sequence[str] | None = None,
+) -> Path:
+    """Where shard ``shard`` of ``n_shards`` (of ``parts`` only, when given) keeps its record
+    (who runs it, whether it ended)."""
+    config = load_experiment(experiment)
+    folder = layout.sweep_dir(
+        config.get("name", experiment), _profile(config, profile), results_root
+    )
+    stage = "" if parts is None else "." + "+".join(parts)
+    return folder / SHARDS / f"shard-{shard}-of-{n_shards}{stage}.json"
+
+
+def record_shard(path: Path, counts: Mapping[str, int] | None = None) -> None:
+    """Record that this process runs the shard of ``path`` (``counts`` None) or has ended it
+    (``counts``: its runs done, failed, skipped). A requeued job records its start again."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record = _worker_record() if counts is None else {**_read_record(path), "ended": time.time()}
+    _write_json_atomic(path, record if counts is None else {**record, "counts": dict(counts)})
+
+
+def shard_status(
+    experiment: str,
+    profile: str | None,
+    runs: Sequence[PlannedRun],
+    n_shards: int,
+    results_root: Path = RESULTS_ROOT,
+) -> pd.DataFrame:
+    """One row per shard of ``runs`` (the whole sweep) cut into ``n_shards``: its state, its SLURM
+    job, its runs done and failed, and why it failed. ``pending``: not started (queued, or not
+    submitted), or requeued; ``running``; ``finished``: ended with every run done (or done by
+    another sweep); ``failed``: ended with failed runs, or its job ended before the shard did
+    (cancelled, killed for memory or time: the cause is SLURM's)."""
+    frame = status(runs)
+    frame["shard"] = [i % n_shards for i in range(len(runs))]
+    records = [
+        _read_record(path) if path.exists() else None
+        for path in (
+            shard_path(experiment, profile, i, n_shards, results_root) for i in range(n_shards)
+        )
+    ]
+    states = job_states(r["slurm_job"] for r in records if r and r.get("slurm_job"))
+    rows = []
+    for shard, record in enumerate(records):
+        runs_of = frame[frame["shard"] == shard]
+        done = int((runs_of["state"] == "done").sum())
+        failed = int(runs_of["state"].isin(["failed", "corrupt"]).sum())
+        job = (record or {}).get("slurm_job", "")
+        queue = states.get(job)
+        detail = ""
+        if record is None:
+            state = "finished" if done == len(runs_of) else "pending"
+        elif "ended" in record:
+            state = "failed" if failed else "finished"
+        elif queue is not None and queue.active:
+            state = "pending" if queue.queued else "running"
+        else:
+            detail = worker_death(record) or ""
+            state = "failed" if detail else "running"
+        rows.append(
+            {"shard": shard, "state": state, "job": job, "runs": len(runs_of), "done": done,
+             "failed": failed, "detail": detail or (queue.state if queue else "")}
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _print_shards(frame: pd.DataFrame) -> None:
+    states = ["pending", "running", "finished", "failed"]
+    counts = frame["state"].value_counts().reindex(states, fill_value=0)
+    print(f"{len(frame)} shards: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
+    for row in frame.itertuples():
+        job = f", SLURM job {row.job}" if row.job else ""
+        detail = f": {row.detail}" if row.state == "failed" and row.detail else ""
+        print(
+            f"shard {row.shard}/{len(frame)}: {row.state}, {row.done} of {row.runs} runs done, "
+            f"{row.failed} failed{job}{detail}"
+        )
 
 
 def consolidate(runs: Sequence[PlannedRun], out_dir: Path) -> dict[str, Path]:
@@ -639,6 +811,8 @@ def check_data(runs: Sequence[PlannedRun], data_dir: str | None) -> None:
 
 def _print_status(frame: pd.DataFrame) -> None:
     states = ["done", "failed", "corrupt", "missing", "waiting"]
+    if (frame["state"] == "running").any():
+        states.insert(3, "running")
     counts = frame["state"].value_counts().reindex(states, fill_value=0)
     print(f"{len(frame)} runs: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
     failed = frame[frame["state"].isin(["failed", "corrupt"])]
@@ -656,7 +830,9 @@ def _main(argv: list[str] | None = None) -> int:
     parser.add_argument("experiment")
     parser.add_argument("--profile", default=None, help="default: the experiment's first")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1 = all cores)")
-    parser.add_argument("--shard", type=int, default=0)
+    parser.add_argument(
+        "--shard", type=int, default=None, help="default 0; status: every shard, one line each"
+    )
     parser.add_argument("--n-shards", type=int, default=1)
     parser.add_argument("--results-root", type=Path, default=RESULTS_ROOT)
     parser.add_argument("--data-dir", default=None)
@@ -674,6 +850,8 @@ def _main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
+        per_shard = args.command == "status" and args.shard is None and args.n_shards > 1
+        args.shard = args.shard or 0
         if not 0 <= args.shard < args.n_shards:
             raise UsageError(f"shard must be in [0, {args.n_shards}), got {args.shard}")
         if args.candidates:
@@ -687,6 +865,14 @@ def _main(argv: list[str] | None = None) -> int:
             name = runs[0].path.parents[3].parent.name if runs else args.experiment
             profile = runs[0].path.parents[3].name if runs else args.profile
             return print_cost(name, profile, runs, args.n_shards, args.max_array_size)
+        if per_shard:
+            shards = shard_status(
+                args.experiment, args.profile, runs, args.n_shards, args.results_root
+            )
+            frame = status(runs)
+            _print_status(frame)
+            _print_shards(shards)
+            return 1 if (shards["state"] == "failed").any() else 0
         runs = runs[args.shard :: args.n_shards]
         if args.command == "plan":
             print(status(runs).drop(columns="error").to_string(index=False))
