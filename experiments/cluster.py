@@ -242,7 +242,7 @@ def run_cost_units(spec: Any) -> dict[str, Any]:
             # a method that runs longer than the run's budget (seed 004's SMAC-Long: 4 x)
             "budget_seconds": float(spec.time_budget)
             * float(dict(spec.optimizer_settings).get("budget_factor", 1.0)),
-            "selection_stage": getattr(spec, "model_selection", None) is not None,
+            "selection_stage": "model_selection" in spec.stages,
         }
     multi = spec.optimizer in MULTI_FIDELITY
     plan = fidelity(spec.optimizer, spec.optimizer_settings) if multi else None
