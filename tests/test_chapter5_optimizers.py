@@ -87,8 +87,8 @@ def smac_run(seed: int, budget: int = 12, **settings: Any) -> tuple[Optimizer, l
 
 def test_smac_is_registered_with_its_settings() -> None:
     assert "smac" in FAMILIES
-    assert setting_names("smac") == ("impute",)
-    with pytest.raises(ValueError, match="valid: impute"):
+    assert setting_names("smac") == ("impute", "facade")
+    with pytest.raises(ValueError, match="valid: impute, facade"):
         make_optimizer("smac", COND, 5, np.random.default_rng(0), popsize=3)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -200,6 +201,9 @@ def test_a_signal_during_a_long_c_call_ends_the_run_after_its_clean_up(
     )  # fmt: skip
     try:
         assert process.stdout.readline() == "in the C call\n"
+        # the call lasts over 15 s on one thread: 2 s after the line it is inside it (a signal
+        # before it starts is the main thread's, and correctly so: not what this test is about)
+        time.sleep(2.0)
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=600)
     finally:
