@@ -401,10 +401,9 @@ class Evaluator:
     ) -> _ScoredFold:
         """One fold's losses by the run's objective, and what the validation keeps of it."""
         learner = self.learner_of(config)
-        y_train = self.y[train]
 
         def loss(which: int, rows: np.ndarray) -> float:
-            scored = ScoredSet(outcome, which, y_train, self.y[rows], self._classes, learner)
+            scored = ScoredSet(outcome, which, self.y, train, rows, self._classes, learner)
             return self.objective.loss(scored)
 
         kept = None
@@ -477,8 +476,7 @@ class Evaluator:
             train_key = ("holdout", hash(fold.train.tobytes()))
             outcome = self._fit(config, fold.train, [fold.valid], train_key, self.guard)
             seconds += outcome.fit_seconds
-            y_train, y_valid = self.y[fold.train], self.y[fold.valid]
-            scored = ScoredSet(outcome, 0, y_train, y_valid, self._classes, learner)
+            scored = ScoredSet(outcome, 0, self.y, fold.train, fold.valid, self._classes, learner)
             scores.append(self.objective.score(scored))
         return scores, seconds / max(len(folds), 1)
 

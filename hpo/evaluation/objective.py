@@ -31,15 +31,25 @@ from hpo.learners import FAILED_LABEL, FitOutcome
 @dataclass(frozen=True)
 class ScoredSet:
     """One fit's outcome on one of its evaluation sets (``which``, an index into the sets the
-    fit predicted), with the labels of its training rows and of the scored rows; ``classes``
-    are the dataset's class labels when the evaluator asks fits for probabilities."""
+    fit predicted): the dataset's labels ``y``, the fit's training rows and the scored rows
+    (indices into ``y``; an objective that reads their labels indexes them, the zero-one error
+    does not), and the dataset's class labels when the evaluator asks fits for probabilities."""
 
     outcome: FitOutcome
     which: int
-    y_train: np.ndarray
-    y_rows: np.ndarray
+    y: np.ndarray
+    train: np.ndarray
+    rows: np.ndarray
     classes: np.ndarray | None
     learner: str
+
+    @property
+    def y_train(self) -> np.ndarray:
+        return self.y[self.train]
+
+    @property
+    def y_rows(self) -> np.ndarray:
+        return self.y[self.rows]
 
 
 class Objective(Protocol):
@@ -84,7 +94,7 @@ class IndexLoss:
 
     def score(self, scored: ScoredSet) -> float:
         outcome, which = scored.outcome, scored.which
-        if not len(scored.y_rows):
+        if not len(scored.rows):
             return float("nan")
         if outcome.failure is not None or np.any(outcome.predictions[which] == FAILED_LABEL):
             return 0.0
