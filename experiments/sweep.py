@@ -171,8 +171,7 @@ def _unique(names: Sequence[str]) -> list[str]:
 def _candidates_record(folder: Path) -> dict[str, list[str]]:
     path = Path(folder) / layout.CANDIDATES
     record = json.loads(path.read_text()) if path.is_file() else {}
-    return {"optimizers": list(record.get("optimizers", [])),
-            "search_path": list(record.get("search_path", []))}  # fmt: skip
+    return {key: list(record.get(key, [])) for key in ("optimizers", "search_path")}
 
 
 def read_candidates(folder: Path) -> list[str]:

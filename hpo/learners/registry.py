@@ -154,13 +154,14 @@ def register_estimator(path: str) -> LearnerFactory:
     from sklearn.base import is_regressor
 
     cls = _import_estimator(path)
-    takes = set(cls().get_params())
+    default = cls()
+    takes = set(default.get_params())
     seeded = "random_state" in takes
 
     def factory(config: Mapping[str, Value], guard: FitGuard, seed: int, n_train: int) -> Any:
         return cls(**config, **({"random_state": seed} if seeded else {}))
 
-    task = "regression" if is_regressor(cls()) else "classification"
+    task = "regression" if is_regressor(default) else "classification"
     _PARAMETERS[path] = frozenset(takes)
 
     def settings_check(settings: Mapping[str, Any]) -> None:
