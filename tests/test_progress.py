@@ -177,7 +177,7 @@ def cleanup(stop):
     stop.outcome = "cleaned up by the watchdog"
 
 
-a = np.random.default_rng(0).standard_normal((4000, 4000))
+a = np.random.default_rng(0).standard_normal((5000, 5000))
 a += a.T
 try:
     with HardExit(cleanup, grace=0.5):
@@ -201,9 +201,10 @@ def test_a_signal_during_a_long_c_call_ends_the_run_after_its_clean_up(
     )  # fmt: skip
     try:
         assert process.stdout.readline() == "in the C call\n"
-        # the call lasts over 15 s on one thread: 2 s after the line it is inside it (a signal
-        # before it starts is the main thread's, and correctly so: not what this test is about)
-        time.sleep(2.0)
+        # the call lasts over 30 s on one thread here (several seconds on the fastest cores): 1 s
+        # after the line it is inside it (a signal before it starts is the main thread's, and
+        # correctly so: not what this test is about)
+        time.sleep(1.0)
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=600)
     finally:
