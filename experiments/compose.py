@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
+from hydra.initialize import get_gh_backup, restore_gh_from_backup
 from omegaconf import OmegaConf
 
 from experiments.config import CONF_DIR, check_overrides, open_settings, spec_from_config
@@ -30,12 +32,26 @@ def compose_config(overrides: Sequence[str]) -> dict[str, Any]:
     """The composed config (a plain dict) for command-line style ``overrides``."""
     check_overrides(overrides)
     overrides = open_settings(overrides)
-    if GlobalHydra.instance().is_initialized():  # inside run.py's Hydra app: same conf/ tree
+    if _inside_this_app():  # run.py's Hydra app: the same conf/ tree and its search path
         cfg = compose(config_name="config", overrides=list(overrides))
-    else:
-        with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
-            cfg = compose(config_name="config", overrides=list(overrides))
+    else:  # no Hydra app, or another one (CARP-S's runner): ours for the call, then theirs back
+        backup = get_gh_backup()
+        GlobalHydra.instance().clear()
+        try:
+            with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+                cfg = compose(config_name="config", overrides=list(overrides))
+        finally:
+            restore_gh_from_backup(backup)
     return OmegaConf.to_container(cfg, resolve=True)
+
+
+def _inside_this_app() -> bool:
+    """Whether the running Hydra app (if any) reads this repository's ``conf/``."""
+    hydra = GlobalHydra.instance()
+    if not hydra.is_initialized():
+        return False
+    sources = hydra.config_loader().get_sources()
+    return any(s.scheme() == "file" and Path(s.path).resolve() == CONF_DIR for s in sources)
 
 
 def compose_run(overrides: Sequence[str]) -> RunSpec:

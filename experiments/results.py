@@ -81,12 +81,19 @@ def run_filename(spec: RunSpec) -> str:
     )
 
 
+def run_provenance(spec: RunSpec) -> dict[str, str]:
+    """:func:`provenance` for ``spec``'s optimizer with its settings."""
+    settings = json.dumps(dict(spec.optimizer_settings), sort_keys=True, default=str)
+    return provenance(spec.optimizer, settings)
+
+
 @lru_cache(maxsize=8)
-def provenance(optimizer: str = "") -> dict[str, str]:
+def provenance(optimizer: str = "", settings: str = "{}") -> dict[str, str]:
     """Package versions, Python, platform and git revision of this checkout; with the run's
-    ``optimizer`` (a family or a class's dotted path), the versions it adds: an outside class's
-    module and version, an adapter's library (:func:`hpo.optimizers.optimizer_versions`)."""
-    versions = optimizer_versions(optimizer) if optimizer else {}
+    ``optimizer`` (a family or a class's dotted path) and its ``settings`` (JSON), the versions
+    they add: an outside class's module and version, an adapter's library
+    (:func:`hpo.optimizers.optimizer_versions`)."""
+    versions = optimizer_versions(optimizer, json.loads(settings)) if optimizer else {}
     for package in _PACKAGES:
         try:
             versions[package] = metadata.version(package)
@@ -149,7 +156,7 @@ def assemble(
         "distinct_valid_losses": int(trace["valid_loss"].nunique()),  # 1: stuck on a plateau
         "config_hash": config_hash(spec),
         "schema_version": SCHEMA_VERSION,
-        **provenance(spec.optimizer),
+        **run_provenance(spec),
         **(data_provenance or {}),
         "run_seconds": run_seconds,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),

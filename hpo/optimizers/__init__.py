@@ -107,6 +107,12 @@ def _optuna_class() -> type[Optimizer]:
     return OptunaSampler
 
 
+def _carps_class() -> type[Optimizer]:
+    from hpo.optimizers.carps_optimizer import CarpsOptimizer  # needs the optional carps package
+
+    return CarpsOptimizer
+
+
 def _surrogate_class() -> type[Optimizer]:
     from hpo.optimizers.surrogate import SurrogateSMBO
 
@@ -129,6 +135,7 @@ CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
     "prior_rs": _prior_rs_class,  # seed 003 §3.4(a): random search from the priors
     "pds": _pds_class,  # seed 003 §3.4(c): parametric-density sampler, uniform fallback
     "optuna": _optuna_class,  # any Optuna sampler (docs/optimizers.md)
+    "carps": _carps_class,  # any CARP-S optimizer: Nevergrad, HEBO, DEHB, … (docs/optimizers.md)
     # seed 004 (Thornton 2014): CASH methods racing over instances (docs/autoweka.md, Decisions)
     "cash_exdef": _cash("cash_baselines", "ExDef"),  # §4.1: every learner at its defaults
     "cash_grid": _cash("cash_baselines", "GridSearch"),  # §4.1: the base learners' full grid
@@ -209,13 +216,15 @@ def _target_class(path: str) -> type[Optimizer]:
     return cls
 
 
-def optimizer_versions(family: str) -> dict[str, str]:
-    """The versions a run of ``family`` records beside the project's packages: for a class of
-    another package its module and version (``optimizer:<dotted path>``), and the version of
-    every library the class declares in ``provenance_packages`` (Optuna for its adapter); empty
-    for a family of this package that declares none."""
+def optimizer_versions(family: str, settings: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """The versions a run of ``family`` with ``settings`` records beside the project's packages:
+    for a class of another package its module and version (``optimizer:<dotted path>``), and
+    the version of every library the class names for these settings
+    (:meth:`Optimizer.provenance_libraries`: Optuna for its adapter, CARP-S and the library a
+    CARP-S optimizer wraps); empty for a family of this package that names none."""
     cls = optimizer_class(family)
-    versions = {package: _version(package) for package in cls.provenance_packages}
+    libraries = cls.provenance_libraries(settings or {})
+    versions = {package: _version(package) for package in libraries}
     if is_target(family):
         versions[f"optimizer:{family}"] = _version(cls.__module__.partition(".")[0])
     return versions

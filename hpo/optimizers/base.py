@@ -84,6 +84,12 @@ class Optimizer(ABC):
     # libraries whose versions a run records in its provenance (an adapter's library)
     provenance_packages: tuple[str, ...] = ()
 
+    @classmethod
+    def provenance_libraries(cls, settings: Mapping[str, Any]) -> tuple[str, ...]:
+        """The libraries whose versions a run with ``settings`` records (``provenance_packages``;
+        an adapter whose library depends on its settings says which)."""
+        return cls.provenance_packages
+
     def __init__(self, space: Space, budget: int, rng: np.random.Generator) -> None:
         if budget < 1:
             raise ValueError(f"budget must be >= 1, got {budget}")
