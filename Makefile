@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet --no-deps '$(TORCH)' \
 	  || $(PY) -m pip install --quiet --no-deps '$(TORCH)' --index-url $(TORCH_INDEX)
-	$(PY) -m pip install --quiet -e '.[dev,chapter5,cluster,nn,tpe,autoweka,optuna]'
+	$(PY) -m pip install --quiet -e '.[dev,chapter5,cluster,nn,tpe,autoweka,optuna,carps]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -109,6 +109,11 @@ THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
         f"optuna_{name}": ("optuna", False, False, {f"optuna_{name}": "best_validation"})
         for name in ("tpe", "gp", "cmaes", "qmc")
     },
+    # beyond the studies: CARP-S's optimizers through the carps adapter (docs/optimizers.md)
+    **{
+        f"carps_{name}": ("carps", False, False, {f"carps_{name}": "best_validation"})
+        for name in ("random", "nevergrad_de", "nevergrad_ngopt")
+    },
 }
 SEED003_DEFAULTS = {"hrs", "pds", "hypercube"}
 CHAPTER3_METHODS = list(THESIS_METHODS)[:16]
@@ -151,7 +156,7 @@ CONFIGS = sorted(p.stem for p in (CONF_DIR / "optimizer").glob("*.yaml"))
 def _method(config_name: str) -> str:
     if config_name in CHAPTER5_DEFAULTS or config_name in CHAPTER4_LOSS:
         return config_name
-    if config_name.startswith(("aw_", "optuna_")) or config_name == "smac_blackbox":
+    if config_name.startswith(("aw_", "optuna_", "carps_")) or config_name == "smac_blackbox":
         return config_name
     return config_name.replace("_", "-")
 

@@ -21,7 +21,7 @@ SETTINGS = {
 }
 BUDGETS = {"smac": 5, "gp": 5, "esmbo": 5, "surrogate": 5}
 NEEDS = {"smac": "smac", "bohb": "smac", "tpe": "hyperopt", "cash_smac": "smac"}
-NEEDS |= {"cash_smac_batch": "smac", "cash_tpe": "hyperopt", "optuna": "optuna"}
+NEEDS |= {"cash_smac_batch": "smac", "cash_tpe": "hyperopt", "optuna": "optuna", "carps": "carps"}
 
 
 @pytest.fixture(scope="module")
