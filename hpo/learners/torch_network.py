@@ -34,6 +34,7 @@ from torch.nn import functional
 from hpo.learners.network_settings import HiddenLayer, NetworkSettings, resolve_device
 
 PREDICT_CHUNK_ROWS = 8192
+DTYPES = ("float32", "float64")
 
 
 class FeedForwardNetwork:
@@ -41,7 +42,11 @@ class FeedForwardNetwork:
     number of epochs and a checkpoint file to resume from and save to) and ``predict``.
 
     After ``fit``: ``epochs_trained_`` (total epochs of the model), ``epochs_run_`` (epochs this
-    call trained: the resource it spent), ``stopped_early_``, ``best_epoch_``.
+    call trained: the resource it spent), ``stopped_early_``, ``best_epoch_``, ``errors_`` (the
+    validation error after each epoch, resumed epochs included).
+
+    ``dtype`` (``float32``, the learner's; ``float64`` for the equality tests of
+    :mod:`hpo.learners.batched_network`) is not a setting: runs always train in float32.
     """
 
     supports_resource = True  # fit takes ``epochs`` and ``checkpoint`` (hpo.learners.fit)
@@ -54,7 +59,11 @@ class FeedForwardNetwork:
         input_dropout: float = 0.0,
         settings: NetworkSettings | None = None,
         random_state: int = 0,
+        dtype: str = "float32",
     ) -> None:
+        if dtype not in DTYPES:
+            raise ValueError(f"unknown ffnn dtype {dtype!r}; valid choices: {', '.join(DTYPES)}")
+        self.dtype = dtype
         self.layers = layers
         self.learning_rate = float(learning_rate)
         self.decay = float(decay)
@@ -152,6 +161,8 @@ def _fingerprint(net: FeedForwardNetwork, X: np.ndarray, y: np.ndarray) -> str:
         "settings": {k: v for k, v in vars(net.settings).items() if k not in ("threads",)},
         "seed": net.random_state,
     }
+    if net.dtype != "float32":  # float32 checkpoints keep the fingerprint they always had
+        definition["dtype"] = net.dtype
     digest.update(json.dumps(definition, sort_keys=True).encode())
     digest.update(np.ascontiguousarray(X).tobytes())
     digest.update(np.ascontiguousarray(y).tobytes())
@@ -223,7 +234,8 @@ def train(
     def tensor(values: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
         return torch.as_tensor(np.ascontiguousarray(values), dtype=dtype, device=device)
 
-    X_train, X_check = tensor(X, torch.float32), tensor(X_valid, torch.float32)
+    dtype = getattr(torch, net.dtype)
+    X_train, X_check = tensor(X, dtype), tensor(X_valid, dtype)
     y_train = tensor(np.searchsorted(classes, y), torch.int64)
     known = np.isin(y_valid, classes)
     y_check = tensor(np.where(known, np.searchsorted(classes, y_valid), -1), torch.int64)
@@ -231,7 +243,8 @@ def train(
     with _deterministic(settings.threads):
         generator = torch.Generator(device=device)
         generator.manual_seed(int(net.random_state))
-        model = Network(X.shape[1], net.layers, len(classes), net.input_dropout).to(device)
+        model = Network(X.shape[1], net.layers, len(classes), net.input_dropout)
+        model = model.to(device, dtype)
         model.initialise(generator)
         optimizer = torch.optim.SGD(model.parameters(), lr=net.learning_rate)
         state = _load(path, fingerprint, target)
@@ -271,6 +284,7 @@ def train(
     net.stopped_early_ = bool(state["stopped"])
     net.best_epoch_ = int(state["best_epoch"])
     net.best_error_ = float(state["best_error"])
+    net.errors_ = list(state.get("errors", []))
 
 
 def _train_epochs(
@@ -305,6 +319,7 @@ def _train_epochs(
         run += 1
         model.eval()
         error = _error(model, X_check, y_check)
+        state.setdefault("errors", []).append(error)  # a checkpoint from before: from here
         if error < state["best_error"] - settings.min_delta:
             state.update(best_error=error, best_epoch=state["epoch"], wait=0)
             state["best_model"] = {k: v.detach().clone() for k, v in model.state_dict().items()}
@@ -319,7 +334,8 @@ def predict(net: FeedForwardNetwork, X: np.ndarray) -> np.ndarray:
     model = net.model_
     if len(X) == 0:
         return net.classes_[:0]
-    inputs = torch.as_tensor(np.ascontiguousarray(X), dtype=torch.float32, device=net.device_)
+    dtype = getattr(torch, net.dtype)
+    inputs = torch.as_tensor(np.ascontiguousarray(X), dtype=dtype, device=net.device_)
     with torch.no_grad():
         indices = torch.cat(
             [
