@@ -84,10 +84,12 @@ def fit_together(
     validation: tuple[np.ndarray, np.ndarray] | None = None,
     epochs: float | None | Sequence[float | None] = None,
     checkpoints: Sequence[str | Path | None] | None = None,
-) -> None:
+) -> list[NetworkGroup]:
     """Fit every network of ``nets`` on ``(X, y)`` as :meth:`FeedForwardNetwork.fit` would
     (same ``validation``; ``epochs`` one value or one per network; ``checkpoints`` one file or
-    None per network), training them in batched groups (module docstring)."""
+    None per network), training them in batched groups (module docstring); returns the groups,
+    whose stacked weights (``weights``, ``biases``, padding where ``weight_masks`` is False)
+    are the members' last-epoch weights."""
     count = len(nets)
     if not isinstance(epochs, Sequence):
         epochs = [epochs] * count
@@ -123,13 +125,17 @@ def fit_together(
             net.dtype,
         )
         groups.setdefault(key, []).append((net, rows, held, e, path))
+    trained = []
     for key, members in groups.items():
         device, threads, dtype = torch.device(key[5]), key[6], getattr(torch, key[7])
         with _deterministic(threads):
-            _Group(members, pool_X, pool_y, device, dtype).train()
+            group = NetworkGroup(members, pool_X, pool_y, device, dtype)
+            group.train()
+        trained.append(group)
+    return trained
 
 
-class _Group:
+class NetworkGroup:
     """Members of one group key, their stacked padded weights and their lockstep epochs."""
 
     def __init__(

@@ -1,0 +1,176 @@
+"""Seed 002's networks trained as one batched model (hpo/learners/batched_network.py): on the CPU
+in float64 each member ends as training it alone with the same seed (final weights within
+TOLERANCE, the same per-epoch validation errors, best and early-stopping epochs), its padding is
+exactly 0, permuting the members permutes the results, checkpoints pass between the two
+trainers, and Hyperband promotes the same configurations batched and sequential."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from experiments.spaces import load_space  # noqa: E402
+from hpo.learners import FitGuard, make_estimator  # noqa: E402
+from hpo.learners.batched_network import fit_together  # noqa: E402
+from hpo.learners.network_settings import HiddenLayer, NetworkSettings  # noqa: E402
+from hpo.learners.torch_network import FeedForwardNetwork  # noqa: E402
+from hpo.optimizers.hyperband import Hyperband  # noqa: E402
+
+torch.set_num_threads(1)
+TOLERANCE = 1e-10  # largest |difference| of a weight, float64 (measured: below 1e-15)
+
+# (seed, hidden units, activation, learning rate, decay, dropout, input dropout): two depths, both
+# activations, widths that pad, different rates and decays, dropout in some members only
+MEMBERS = [
+    (1, (20,), "tanh", 0.05, 1e-2, 0.0, 0.0),
+    (2, (7,), "tanh", 0.5, 1e-3, 0.2, 0.1),
+    (3, (13,), "tanh", 0.01, 0.0, 0.0, 0.0),
+    (4, (20, 9), "sigmoid", 0.3, 1e-2, 0.3, 0.0),
+    (5, (5, 11), "sigmoid", 2.0, 1e-4, 0.0, 0.2),
+    (6, (11, 4), "sigmoid", 0.1, 1e-1, 0.1, 0.1),
+]
+
+
+@pytest.fixture(scope="module")
+def digits() -> tuple[np.ndarray, ...]:
+    """A small slice of scikit-learn's digits: 200 training and 100 validation rows."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    return X[:200], y[:200], X[200:300], y[200:300]
+
+
+def _network(member: tuple, **settings) -> FeedForwardNetwork:
+    seed, units, activation, lr, decay, dropout, input_dropout = member
+    values = {"max_epochs": 8, "patience": 2, **settings}
+    init = "uniform" if seed % 2 else "normal"
+    layers = tuple(HiddenLayer(u, activation, init, dropout) for u in units)
+    return FeedForwardNetwork(
+        layers, lr, decay, input_dropout, NetworkSettings(**values), seed, dtype="float64"
+    )
+
+
+def _weights(net: FeedForwardNetwork) -> list[np.ndarray]:
+    return [p.detach().numpy().copy() for p in net.model_.parameters()]
+
+
+def _assert_same(a: FeedForwardNetwork, b: FeedForwardNetwork, resumed: bool = False) -> None:
+    """The same weights (within TOLERANCE), per-epoch errors, best and stopping epochs; the
+    same epochs run unless one of the two was ``resumed`` from a checkpoint."""
+    for wa, wb in zip(_weights(a), _weights(b), strict=True):
+        assert wa.shape == wb.shape
+        np.testing.assert_allclose(wa, wb, rtol=0, atol=TOLERANCE)
+    assert a.errors_ == b.errors_
+    assert (a.best_epoch_, a.best_error_) == (b.best_epoch_, b.best_error_)
+    assert a.epochs_trained_ == b.epochs_trained_
+    assert a.stopped_early_ == b.stopped_early_
+    assert resumed or a.epochs_run_ == b.epochs_run_
+
+
+@pytest.mark.parametrize("held_out", [False, True], ids=["validation set", "holdout per seed"])
+def test_each_member_ends_as_training_it_alone(digits, held_out: bool) -> None:
+    X, y, Xv, yv = digits
+    validation = None if held_out else (Xv, yv)
+    alone = [_network(m).fit(X, y, validation) for m in MEMBERS]
+    batched = [_network(m) for m in MEMBERS]
+    fit_together(batched, X, y, validation)
+    for a, b in zip(alone, batched, strict=True):
+        _assert_same(a, b)
+    assert any(n.stopped_early_ for n in alone)  # and at different epochs: the batch shrinks
+    assert len({n.epochs_trained_ for n in alone}) > 1
+    np.testing.assert_array_equal(batched[1].predict(Xv), alone[1].predict(Xv))
+
+
+def test_padding_stays_exactly_zero(digits) -> None:
+    X, y, Xv, yv = digits
+    groups = fit_together([_network(m) for m in MEMBERS], X, y, (Xv, yv))
+    assert [len(g.members) for g in groups] == [3, 3]  # tanh one layer; sigmoid two layers
+    padded = 0
+    for group in groups:
+        for weights, mask in zip(group.weights, group.weight_masks, strict=True):
+            assert torch.count_nonzero(weights[~mask]) == 0
+            padded += int((~mask).sum())
+    assert padded > 0
+
+
+def test_permuting_the_members_permutes_the_results(digits) -> None:
+    X, y, Xv, yv = digits
+    order = [4, 0, 5, 2, 1, 3]
+    first = [_network(m) for m in MEMBERS]
+    fit_together(first, X, y, (Xv, yv))
+    permuted = [_network(MEMBERS[i]) for i in order]
+    fit_together(permuted, X, y, (Xv, yv))
+    for net, i in zip(permuted, order, strict=True):
+        _assert_same(net, first[i])
+
+
+def test_checkpoints_pass_between_the_batched_and_the_single_trainer(digits, tmp_path) -> None:
+    X, y, Xv, yv = digits
+    members = [m for m in MEMBERS if len(m[1]) == 1]
+    paths = [tmp_path / f"{m[0]}.pt" for m in members]
+    settings = {"patience": 100, "restore_best": "false"}
+    nets = [_network(m, **settings) for m in members]
+    fit_together(nets, X, y, (Xv, yv), epochs=3, checkpoints=paths)  # batched, then alone
+    resumed = [
+        _network(m, **settings).fit(X, y, (Xv, yv), 6, p)
+        for m, p in zip(members, paths, strict=True)
+    ]
+    at_once = [_network(m, **settings).fit(X, y, (Xv, yv), 6) for m in members]
+    for a, b in zip(resumed, at_once, strict=True):
+        assert a.epochs_run_ == 3
+        _assert_same(a, b, resumed=True)
+    batched = [_network(m, **settings) for m in members]  # alone to 6, then batched to 8
+    fit_together(batched, X, y, (Xv, yv), epochs=[8, 7, 8], checkpoints=paths)
+    for net, m, target in zip(batched, members, [8, 7, 8], strict=True):
+        _assert_same(net, _network(m, **settings).fit(X, y, (Xv, yv), target), resumed=True)
+        assert (net.epochs_run_, net.epochs_trained_) == (target - 6, target)
+
+
+def _drive_hyperband(digits, tmp_path, batched: bool) -> list[tuple[bytes, float, float]]:
+    """Hyperband (R = 4, η = 2, one epoch a unit) on ``ffnn_mrbi`` networks: each rung's
+    configurations trained batched or one at a time, resumed from their checkpoints; returns
+    (point, resource, loss) of every proposal."""
+    X, y, Xv, yv = digits
+    space = load_space("ffnn_mrbi")
+    optimizer = Hyperband(space, 1000, np.random.default_rng(7), 4, 2, 1.0)
+    seen = []
+    while True:
+        try:
+            rung = [optimizer.ask()]
+            while len(optimizer._asked) < len(optimizer._points):
+                rung.append(optimizer.ask())
+        except StopIteration:
+            return seen
+        nets, paths = [], []
+        for proposal in rung:
+            key = hashlib.sha256(proposal.u.tobytes()).hexdigest()[:16]
+            config = {**space.decode(proposal.u), "patience": 2, "max_epochs": 4}
+            net = make_estimator("ffnn", config, FitGuard(), seed=int(key[:6], 16))
+            net.dtype = "float64"
+            nets.append(net)
+            paths.append(tmp_path / f"{key}.pt")
+        epochs = [p.resource for p in rung]
+        if batched:
+            fit_together(nets, X, y, (Xv, yv), epochs, paths)
+        else:
+            for net, e, path in zip(nets, epochs, paths, strict=True):
+                net.fit(X, y, (Xv, yv), e, path)
+        for proposal, net in zip(rung, nets, strict=True):
+            loss = float(np.mean(net.predict(Xv) != yv))
+            optimizer.tell(proposal, loss)
+            seen.append((proposal.u.tobytes(), proposal.resource, loss))
+
+
+def test_hyperband_promotes_the_same_configurations_batched_and_sequential(
+    digits, tmp_path
+) -> None:
+    sequential = _drive_hyperband(digits, tmp_path / "sequential", batched=False)
+    batched = _drive_hyperband(digits, tmp_path / "batched", batched=True)
+    assert len(sequential) == 4 + 2 + 1 + 3 + 1 + 3  # the plan of R = 4, η = 2
+    assert batched == sequential
+    assert len({loss for *_, loss in sequential}) > 3  # the losses do rank the configurations
