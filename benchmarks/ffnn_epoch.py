@@ -25,6 +25,17 @@ validation rows; spec B3.1).
     nice -n 5 python benchmarks/ffnn_epoch.py --json benchmarks/ffnn_epoch_costs.json
 
 On a GPU, ``--device cuda`` measures the GPU's epoch (the table then costs GPU-hours).
+
+``--batched`` measures instead the batched trainer (``hpo/learners/batched_network.py``): seconds
+per epoch *per network* when M networks train as one model, for each M of ``--sizes``, against
+the one-at-a-time learner measured in the same run on the same networks (each alone, one after
+the other). Two rungs: M networks of ffnn_mnist's mean width (1 × 249, tanh, each its own seed
+and learning rate), and M widths drawn from ffnn_mnist's prior (log U(18, 1024); a group is
+padded to its widest member, so this rung pays for the padding; the one-at-a-time side is
+measured on the first 16 of them). Pin it to one core for a one-thread figure:
+
+    taskset -c 0 nice -n 5 python benchmarks/ffnn_epoch.py --batched --sizes 1 16 81 --epochs 1 \\
+        --repeats 3
 """
 
 from __future__ import annotations
@@ -53,13 +64,13 @@ CASES = {  # name -> (units per hidden layer, input dropout, hidden dropout)
 }
 
 
-def ours(
-    units: tuple[int, ...], input_dropout: float, dropout: float, data, epochs: int, device="cpu"
-) -> float:
-    X, y, Xv, yv = data
+def _config(
+    units: tuple[int, ...], input_dropout: float, dropout: float, device: str, lr: float = 0.01
+) -> dict[str, object]:
+    """The learner's configuration of a tanh network of ``units`` that never stops early."""
     config: dict[str, object] = {
         "device": device,
-        "learning_rate": 0.01,
+        "learning_rate": lr,
         "decay": 1e-4,
         "input_dropout": input_dropout,
         "patience": 10_000,
@@ -70,6 +81,14 @@ def ours(
         config[f"dropout_{k}"] = dropout
         if k > 1:
             config[f"layer_{k}"] = "True"
+    return config
+
+
+def ours(
+    units: tuple[int, ...], input_dropout: float, dropout: float, data, epochs: int, device="cpu"
+) -> float:
+    X, y, Xv, yv = data
+    config = _config(units, input_dropout, dropout, device)
 
     def seconds(e: int) -> float:
         net = make_estimator("ffnn", config, FitGuard(), seed=1)
@@ -108,6 +127,49 @@ def plain(units: tuple[int, ...], input_dropout: float, dropout: float, data, ep
         with torch.no_grad():
             float((model(Xv).argmax(1) != yv).float().mean())
     return (time.perf_counter() - start) / epochs
+
+
+def batched(widths: list[int], data, epochs: int, device: str = "cpu") -> float:
+    """Seconds per epoch per network of ``len(widths)`` one-layer networks (the i-th of
+    ``widths[i]`` units, seed i, its own learning rate) trained as one batched model."""
+    from hpo.learners.batched_network import fit_together
+
+    X, y, Xv, yv = data
+
+    def seconds(e: int) -> float:
+        nets = [
+            make_estimator("ffnn", _config((w,), 0.0, 0.0, device, 0.01 * (1 + i % 7)),
+                           FitGuard(), seed=i)
+            for i, w in enumerate(widths)
+        ]  # fmt: skip
+        start = time.perf_counter()
+        fit_together(nets, X, y, (Xv, yv), epochs=e)
+        return time.perf_counter() - start
+
+    return (seconds(epochs) - seconds(0)) / (epochs * len(widths))
+
+
+def batched_table(data, sizes: list[int], epochs: int, repeats: int, device: str) -> None:
+    """The ``--batched`` table (module docstring): per rung and M, the median over ``repeats``
+    (batched and alone interleaved) of seconds per epoch per network, and their ratio."""
+    widths = np.round(np.exp(np.random.default_rng(0).uniform(np.log(18), np.log(1024), 256)))
+    rungs = {"1 x 249": [249] * max(sizes), "1 x prior": [int(w) for w in widths]}
+    small = tuple(a[:64] for a in data)
+    batched([8, 8], small, 1, device)  # the first batched matmuls of a process pay a set-up
+    print(f"seconds per epoch per network, {epochs} epoch(s), median of {repeats}, device "
+          f"{device}, {torch.get_num_threads()} thread(s); GPU: unmeasured")  # fmt: skip
+    print(f"{'rung':10} {'M':>4} {'batched':>9} {'alone':>9} {'speed-up':>9}")
+    for name, all_widths in rungs.items():
+        for m in sizes:
+            alone_widths = all_widths[: min(m, 16)] if name == "1 x prior" else all_widths[:1]
+            together, alone = [], []
+            for _ in range(repeats):
+                together.append(batched(all_widths[:m], data, epochs, device))
+                alone.append(statistics.mean(
+                    ours((w,), 0.0, 0.0, data, epochs, device) for w in alone_widths
+                ))  # fmt: skip
+            a, b = statistics.median(together), statistics.median(alone)
+            print(f"{name:10} {m:4d} {a:9.4f} {b:9.4f} {b / a:9.2f}", flush=True)
 
 
 def _mean(prior: dict | None) -> float:
@@ -168,6 +230,8 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--json", default=None, help="write the seed spaces' epoch-cost table")
     parser.add_argument("--device", default="cpu", help="--json: the learner's device (cpu, cuda)")
+    parser.add_argument("--batched", action="store_true", help="measure the batched trainer")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 16, 81], help="--batched: M")
     args = parser.parse_args()
     torch.set_num_threads(1)
     rng = np.random.default_rng(0)
@@ -177,6 +241,9 @@ def main() -> None:
         rng.normal(size=(N_VALID, N_FEATURES)).astype(np.float32),
         rng.integers(0, N_CLASSES, N_VALID),
     )
+    if args.batched:
+        batched_table(data, args.sizes, args.epochs, args.repeats, args.device)
+        return
     if args.json:
         write_costs(args.json, data, args.repeats, args.epochs, args.device)
         return

@@ -334,7 +334,7 @@ class NetworkGroup:
                     scale = lr.view(-1, *([1] * (g.dim() - 1)))
                     if self.padded:
                         g = torch.where(masks[k], g, torch.zeros((), dtype=g.dtype))
-                    p.sub_(g * scale)
+                    p.addcmul_(g, scale, value=-1.0)
         steps = -(-n // self.batch)
         for m in members:
             m.state["updates"] += steps
