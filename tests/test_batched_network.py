@@ -22,6 +22,7 @@ from hpo.optimizers.hyperband import Hyperband  # noqa: E402
 
 torch.set_num_threads(1)
 TOLERANCE = 1e-10  # largest |difference| of a weight, float64 (measured: below 1e-15)
+TOLERANCE_32 = 1e-5  # the same in float32, the learner's dtype (measured: below 1e-6)
 
 # (seed, hidden units, activation, learning rate, decay, dropout, input dropout): two depths, both
 # activations, widths that pad, different rates and decays, dropout in some members only
@@ -45,13 +46,13 @@ def digits() -> tuple[np.ndarray, ...]:
     return X[:200], y[:200], X[200:300], y[200:300]
 
 
-def _network(member: tuple, **settings) -> FeedForwardNetwork:
+def _network(member: tuple, dtype: str = "float64", **settings) -> FeedForwardNetwork:
     seed, units, activation, lr, decay, dropout, input_dropout = member
     values = {"max_epochs": 8, "patience": 2, **settings}
     init = "uniform" if seed % 2 else "normal"
     layers = tuple(HiddenLayer(u, activation, init, dropout) for u in units)
     return FeedForwardNetwork(
-        layers, lr, decay, input_dropout, NetworkSettings(**values), seed, dtype="float64"
+        layers, lr, decay, input_dropout, NetworkSettings(**values), seed, dtype=dtype
     )
 
 
@@ -84,6 +85,27 @@ def test_each_member_ends_as_training_it_alone(digits, held_out: bool) -> None:
     assert any(n.stopped_early_ for n in alone)  # and at different epochs: the batch shrinks
     assert len({n.epochs_trained_ for n in alone}) > 1
     np.testing.assert_array_equal(batched[1].predict(Xv), alone[1].predict(Xv))
+
+
+def test_in_float32_each_member_ends_near_training_it_alone(digits) -> None:
+    X, y, Xv, yv = digits
+    alone = [_network(m, "float32").fit(X, y, (Xv, yv)) for m in MEMBERS]
+    batched = [_network(m, "float32") for m in MEMBERS]
+    fit_together(batched, X, y, (Xv, yv))
+    for a, b in zip(alone, batched, strict=True):
+        assert a.epochs_trained_ == b.epochs_trained_
+        for wa, wb in zip(_weights(a), _weights(b), strict=True):
+            assert wa.dtype == wb.dtype == np.float32
+            np.testing.assert_allclose(wa, wb, rtol=0, atol=TOLERANCE_32)
+
+
+def test_one_epochs_and_one_checkpoint_per_network_or_one_line(digits) -> None:
+    X, y, Xv, yv = digits
+    nets = [_network(m) for m in MEMBERS[:2]]
+    with pytest.raises(ValueError, match=r"one epochs and one checkpoint per network \(2\)"):
+        fit_together(nets, X, y, (Xv, yv), epochs=[1, 2, 3])
+    fit_together(nets, X, y, (Xv, yv), epochs=np.array([1, 2]))
+    assert [n.epochs_trained_ for n in nets] == [1, 2]
 
 
 def test_padding_stays_exactly_zero(digits) -> None:

@@ -53,7 +53,7 @@ from hpo.learners.torch_network import (
     _save,
 )
 
-ROWS_PER_STEP = 8 * PREDICT_CHUNK_ROWS  # validation rows gathered at once, over all members
+ROWS_PER_STEP = 2 * PREDICT_CHUNK_ROWS  # validation rows gathered at once, over all members
 
 
 @dataclass
@@ -91,8 +91,9 @@ def fit_together(
     whose stacked weights (``weights``, ``biases``, padding where ``weight_masks`` is False)
     are the members' last-epoch weights."""
     count = len(nets)
-    if not isinstance(epochs, Sequence):
+    if epochs is None or np.ndim(epochs) == 0:
         epochs = [epochs] * count
+    epochs = list(epochs)
     checkpoints = [None] * count if checkpoints is None else list(checkpoints)
     if len(epochs) != count or len(checkpoints) != count:
         raise ValueError(
