@@ -79,7 +79,7 @@ def test_each_member_ends_as_training_it_alone(digits, held_out: bool) -> None:
     validation = None if held_out else (Xv, yv)
     alone = [_network(m).fit(X, y, validation) for m in MEMBERS]
     batched = [_network(m) for m in MEMBERS]
-    fit_together(batched, X, y, validation)
+    fit_together(batched, X, y, validation, width_buckets=False)
     for a, b in zip(alone, batched, strict=True):
         _assert_same(a, b)
     assert any(n.stopped_early_ for n in alone)  # and at different epochs: the batch shrinks
@@ -99,6 +99,19 @@ def test_in_float32_each_member_ends_near_training_it_alone(digits) -> None:
             np.testing.assert_allclose(wa, wb, rtol=0, atol=TOLERANCE_32)
 
 
+def test_width_buckets_split_a_group_where_padding_would_double_a_layer(digits) -> None:
+    X, y, Xv, yv = digits
+    nets = [
+        _network((s, (w,), "tanh", 0.05, 0.0, 0.0, 0.0)) for s, w in enumerate([20, 30, 13, 40])
+    ]
+    groups = fit_together(nets, X, y, (Xv, yv), epochs=1)
+    widths = sorted(sorted(m.widths for m in g.members) for g in groups)
+    assert widths == [[[13]], [[20], [30]], [[40]]]  # (8, 16], (16, 32], (32, 64]
+    assert [len(g.members) for g in fit_together(nets, X, y, (Xv, yv), 1, width_buckets=False)] == [
+        4
+    ]
+
+
 def test_one_epochs_and_one_checkpoint_per_network_or_one_line(digits) -> None:
     X, y, Xv, yv = digits
     nets = [_network(m) for m in MEMBERS[:2]]
@@ -110,7 +123,7 @@ def test_one_epochs_and_one_checkpoint_per_network_or_one_line(digits) -> None:
 
 def test_padding_stays_exactly_zero(digits) -> None:
     X, y, Xv, yv = digits
-    groups = fit_together([_network(m) for m in MEMBERS], X, y, (Xv, yv))
+    groups = fit_together([_network(m) for m in MEMBERS], X, y, (Xv, yv), width_buckets=False)
     assert [len(g.members) for g in groups] == [3, 3]  # tanh one layer; sigmoid two layers
     padded = 0
     for group in groups:
@@ -124,9 +137,9 @@ def test_permuting_the_members_permutes_the_results(digits) -> None:
     X, y, Xv, yv = digits
     order = [4, 0, 5, 2, 1, 3]
     first = [_network(m) for m in MEMBERS]
-    fit_together(first, X, y, (Xv, yv))
+    fit_together(first, X, y, (Xv, yv), width_buckets=False)
     permuted = [_network(MEMBERS[i]) for i in order]
-    fit_together(permuted, X, y, (Xv, yv))
+    fit_together(permuted, X, y, (Xv, yv), width_buckets=False)
     for net, i in zip(permuted, order, strict=True):
         _assert_same(net, first[i])
 

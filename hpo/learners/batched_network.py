@@ -8,7 +8,10 @@ own shapes, the same checkpoint), but its epochs run in lockstep with the other 
   the key is the depth, each hidden layer's activation, the classes and number of training rows,
   the batch size, the decay step, the device, the threads and the dtype. Within a group each
   layer's weights are stacked ``[M, in, out]`` and applied by ``torch.baddbmm``; a narrower
-  member is padded to the group's widest layer.
+  member is padded to the group's widest layer. With ``width_buckets`` (the default) the key
+  also holds each hidden layer's width bucket, ``ceil(log2(units))``, so that no layer is padded
+  to twice its width or more: the prior's widths, log U(18, 1024), would otherwise pad a rung's
+  mean network (249 units) to its widest (about 1,000), four times the work of each.
 * **Padding** starts at 0 and stays exactly 0: a padded unit's activation is multiplied by 0
   (so no gradient reaches its weights, nor the next layer's weights from it) and every update
   is masked to the member's true entries.
@@ -31,6 +34,7 @@ last bits can differ from the single network's.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,10 +88,12 @@ def fit_together(
     validation: tuple[np.ndarray, np.ndarray] | None = None,
     epochs: float | None | Sequence[float | None] = None,
     checkpoints: Sequence[str | Path | None] | None = None,
+    width_buckets: bool = True,
 ) -> list[NetworkGroup]:
     """Fit every network of ``nets`` on ``(X, y)`` as :meth:`FeedForwardNetwork.fit` would
     (same ``validation``; ``epochs`` one value or one per network; ``checkpoints`` one file or
-    None per network), training them in batched groups (module docstring); returns the groups,
+    None per network), training them in batched groups (module docstring; ``width_buckets``
+    splits them by width too); returns the groups,
     whose stacked weights (``weights``, ``biases``, padding where ``weight_masks`` is False)
     are the members' last-epoch weights."""
     count = len(nets)
@@ -124,6 +130,9 @@ def fit_together(
             resolve_device(s.device),
             s.threads,
             net.dtype,
+            tuple(math.ceil(math.log2(layer.units)) for layer in net.layers)
+            if width_buckets
+            else (),
         )
         groups.setdefault(key, []).append((net, rows, held, e, path))
     trained = []
