@@ -29,10 +29,11 @@ On a GPU, ``--device cuda`` measures the GPU's epoch (the table then costs GPU-h
 ``--batched`` measures instead the batched trainer (``hpo/learners/batched_network.py``): seconds
 per epoch *per network* when M networks train as one model, for each M of ``--sizes``, against
 the one-at-a-time learner measured in the same run on the same networks (each alone, one after
-the other). Two rungs: M networks of ffnn_mnist's mean width (1 × 249, tanh, each its own seed
-and learning rate), and M widths drawn from ffnn_mnist's prior (log U(18, 1024); a group is
-padded to its widest member, so this rung pays for the padding; the one-at-a-time side is
-measured on the first 16 of them). Pin it to one core for a one-thread figure:
+the other, each width's median once). Three rungs: M networks of ffnn_mnist's mean width
+(1 × 249, tanh, each its own seed and learning rate); M widths drawn from ffnn_mnist's prior
+(log U(18, 1024)), split into the trainer's width buckets; and the first 16 of those as one
+group, padded to their widest (what a GPU would run, one group, few launches). Pin it to one
+core for a one-thread figure:
 
     taskset -c 0 nice -n 5 python benchmarks/ffnn_epoch.py --batched --sizes 1 16 81 --epochs 1 \\
         --repeats 3
@@ -129,9 +130,12 @@ def plain(units: tuple[int, ...], input_dropout: float, dropout: float, data, ep
     return (time.perf_counter() - start) / epochs
 
 
-def batched(widths: list[int], data, epochs: int, device: str = "cpu") -> float:
+def batched(
+    widths: list[int], data, epochs: int, device: str = "cpu", buckets: bool = True
+) -> float:
     """Seconds per epoch per network of ``len(widths)`` one-layer networks (the i-th of
-    ``widths[i]`` units, seed i, its own learning rate) trained as one batched model."""
+    ``widths[i]`` units, seed i, its own learning rate) trained as one batched model
+    (``buckets``: split by width buckets, the trainer's default)."""
     from hpo.learners.batched_network import fit_together
 
     X, y, Xv, yv = data
@@ -143,7 +147,7 @@ def batched(widths: list[int], data, epochs: int, device: str = "cpu") -> float:
             for i, w in enumerate(widths)
         ]  # fmt: skip
         start = time.perf_counter()
-        fit_together(nets, X, y, (Xv, yv), epochs=e)
+        fit_together(nets, X, y, (Xv, yv), epochs=e, width_buckets=buckets)
         return time.perf_counter() - start
 
     return (seconds(epochs) - seconds(0)) / (epochs * len(widths))
@@ -151,25 +155,37 @@ def batched(widths: list[int], data, epochs: int, device: str = "cpu") -> float:
 
 def batched_table(data, sizes: list[int], epochs: int, repeats: int, device: str) -> None:
     """The ``--batched`` table (module docstring): per rung and M, the median over ``repeats``
-    (batched and alone interleaved) of seconds per epoch per network, and their ratio."""
+    of seconds per epoch per network batched; the mean over the same networks of each one's
+    median alone; their ratio."""
     widths = np.round(np.exp(np.random.default_rng(0).uniform(np.log(18), np.log(1024), 256)))
-    rungs = {"1 x 249": [249] * max(sizes), "1 x prior": [int(w) for w in widths]}
+    prior = [int(w) for w in widths]
+    rungs = [  # name, widths, width buckets
+        ("1 x 249", [249] * max(sizes), True),
+        ("1 x prior", prior, True),
+        ("1 x prior, one group", prior[:16], False),
+    ]
     small = tuple(a[:64] for a in data)
     batched([8, 8], small, 1, device)  # the first batched matmuls of a process pay a set-up
+    alone_seconds: dict[int, float] = {}
+
+    def alone(width: int) -> float:
+        if width not in alone_seconds:
+            alone_seconds[width] = statistics.median(
+                ours((width,), 0.0, 0.0, data, epochs, device) for _ in range(repeats)
+            )
+        return alone_seconds[width]
+
     print(f"seconds per epoch per network, {epochs} epoch(s), median of {repeats}, device "
           f"{device}, {torch.get_num_threads()} thread(s); GPU: unmeasured")  # fmt: skip
-    print(f"{'rung':10} {'M':>4} {'batched':>9} {'alone':>9} {'speed-up':>9}")
-    for name, all_widths in rungs.items():
-        for m in sizes:
-            alone_widths = all_widths[: min(m, 16)] if name == "1 x prior" else all_widths[:1]
-            together, alone = [], []
-            for _ in range(repeats):
-                together.append(batched(all_widths[:m], data, epochs, device))
-                alone.append(statistics.mean(
-                    ours((w,), 0.0, 0.0, data, epochs, device) for w in alone_widths
-                ))  # fmt: skip
-            a, b = statistics.median(together), statistics.median(alone)
-            print(f"{name:10} {m:4d} {a:9.4f} {b:9.4f} {b / a:9.2f}", flush=True)
+    print(f"{'rung':22} {'M':>4} {'batched':>9} {'alone':>9} {'speed-up':>9}")
+    for name, rung_widths, buckets in rungs:
+        for m in (m for m in sizes if m <= len(rung_widths)):
+            together = statistics.median(
+                batched(rung_widths[:m], data, epochs, device, buckets) for _ in range(repeats)
+            )
+            one_by_one = statistics.mean(alone(w) for w in rung_widths[:m])
+            print(f"{name:22} {m:4d} {together:9.4f} {one_by_one:9.4f} "
+                  f"{one_by_one / together:9.2f}", flush=True)  # fmt: skip
 
 
 def _mean(prior: dict | None) -> float:
