@@ -53,8 +53,10 @@ from hpo.learners.torch_network import (
     _fingerprint,
     _holdout,
     _learning_rate,
-    _load,
-    _save,
+    finish_training,
+    set_fitted,
+    start_training,
+    target_epochs,
 )
 
 ROWS_PER_STEP = 2 * PREDICT_CHUNK_ROWS  # validation rows gathered at once, over all members
@@ -79,6 +81,23 @@ class _Member:
 
     def active(self) -> bool:
         return self.state["epoch"] < self.target and not self.state["stopped"]
+
+
+@dataclass
+class _Batch:
+    """The members training now, compacted: their stacked weights and biases (with gradients),
+    masks of their true entries and units, rates, decays, dropout rates and true widths per
+    layer (the input first)."""
+
+    members: list[_Member]
+    weights: list[torch.Tensor]
+    biases: list[torch.Tensor]
+    weight_masks: list[torch.Tensor]
+    unit_masks: list[torch.Tensor]
+    lr0: torch.Tensor
+    decay: torch.Tensor
+    rates: list[list[float]]
+    widths: list[list[int]]
 
 
 def fit_together(
@@ -204,30 +223,13 @@ class NetworkGroup:
     ) -> _Member:
         """A member initialised as :func:`~hpo.learners.torch_network.train` initialises it,
         resumed from its checkpoint when that holds this model."""
-        settings = net.settings
-        target = settings.max_epochs if epochs is None else min(settings.max_epochs, round(epochs))
+        target = target_epochs(net, epochs)
         path = None if checkpoint is None else Path(checkpoint)
         fingerprint = "" if path is None else _fingerprint(net, pool_X[rows], pool_y[rows])
-        generator = torch.Generator(device=self.device)
-        generator.manual_seed(int(net.random_state))
         n_inputs, n_outputs = pool_X.shape[1], len(self.classes)
-        model = Network(n_inputs, net.layers, n_outputs, net.input_dropout)
-        model = model.to(self.device, self.dtype)
-        model.initialise(generator)
-        state = _load(path, fingerprint, target)
-        if state is not None:
-            model.load_state_dict(state["model"])
-            generator.set_state(state["generator"])
-        else:
-            state = {
-                "epoch": 0,
-                "updates": 0,
-                "best_error": float("inf"),
-                "best_epoch": 0,
-                "best_model": None,
-                "wait": 0,
-                "stopped": False,
-            }
+        model, generator, state = start_training(
+            net, n_inputs, n_outputs, self.device, path, fingerprint, target
+        )
         widths = [layer.units for layer in net.layers]
         return _Member(
             net, rows, held, self.classes, target, path, fingerprint, generator, model, state,
@@ -270,40 +272,39 @@ class NetworkGroup:
         """Epochs of the members ``active`` (compacted into their own tensors) until one of
         them leaves; their weights are written back."""
         index = torch.as_tensor(active, device=self.device)
-        weights = [w.index_select(0, index).requires_grad_(True) for w in self.weights]
-        biases = [b.index_select(0, index).requires_grad_(True) for b in self.biases]
-        weight_masks = [m.index_select(0, index) for m in self.weight_masks]
-        unit_masks = [m.index_select(0, index).unsqueeze(1).to(self.dtype)
-                      for m in self.unit_masks[:-1]]  # fmt: skip
         members = [self.members[i] for i in active]
-        lr0 = torch.tensor([m.net.learning_rate for m in members], dtype=torch.float64)
-        decay = torch.tensor([m.net.decay for m in members], dtype=torch.float64)
-        rates = [[m.net.input_dropout for m in members]]
-        rates += [[m.net.layers[k].dropout for m in members] for k in range(len(self.sizes) - 2)]
-        widths = [[self.sizes[0]] * len(members)]
-        widths += [[m.widths[k] for m in members] for k in range(len(self.sizes) - 2)]
+        depth = len(self.sizes) - 2
+        batch = _Batch(
+            members=members,
+            weights=[w.index_select(0, index).requires_grad_(True) for w in self.weights],
+            biases=[b.index_select(0, index).requires_grad_(True) for b in self.biases],
+            weight_masks=[m.index_select(0, index) for m in self.weight_masks],
+            unit_masks=[m.index_select(0, index).unsqueeze(1).to(self.dtype)
+                        for m in self.unit_masks[:-1]],
+            lr0=torch.tensor([m.net.learning_rate for m in members], dtype=torch.float64),
+            decay=torch.tensor([m.net.decay for m in members], dtype=torch.float64),
+            rates=[[m.net.input_dropout for m in members]]
+            + [[m.net.layers[k].dropout for m in members] for k in range(depth)],
+            widths=[[self.sizes[0]] * len(members)]
+            + [[m.widths[k] for m in members] for k in range(depth)],
+        )  # fmt: skip
         while all(m.active() for m in members):
-            self._epoch(members, weights, biases, weight_masks, unit_masks, lr0, decay,
-                        rates, widths)  # fmt: skip
-            self._validate(members, weights, biases, unit_masks)
+            self._epoch(batch)
+            self._validate(batch)
         with torch.no_grad():
-            for k in range(len(weights)):
-                self.weights[k][index] = weights[k].detach()
-                self.biases[k][index] = biases[k].detach()
+            for k in range(len(batch.weights)):
+                self.weights[k][index] = batch.weights[k].detach()
+                self.biases[k][index] = batch.biases[k].detach()
 
-    def _epoch(
-        self,
-        members: list[_Member],
-        weights: list[torch.Tensor],
-        biases: list[torch.Tensor],
-        weight_masks: list[torch.Tensor],
-        unit_masks: list[torch.Tensor],
-        lr0: torch.Tensor,
-        decay: torch.Tensor,
-        rates: list[list[float]],
-        widths: list[list[int]],
-    ) -> None:
-        """One epoch of SGD for every member in ``members``, each on its own batch order."""
+    def _layer(self, batch: _Batch, x: torch.Tensor, k: int) -> torch.Tensor:
+        """Hidden layer ``k`` of every member of ``batch`` on ``x`` ``[M, rows, in]``, its
+        padded units 0."""
+        x = self.activations[k](torch.baddbmm(batch.biases[k].unsqueeze(1), x, batch.weights[k]))
+        return x * batch.unit_masks[k] if self.padded else x
+
+    def _epoch(self, batch: _Batch) -> None:
+        """One epoch of SGD for every member of ``batch``, each on its own batch order."""
+        members, weights, biases = batch.members, batch.weights, batch.biases
         n = len(members[0].train_rows)
         orders = torch.stack(
             [
@@ -318,32 +319,28 @@ class NetworkGroup:
         divisors = [
             torch.tensor([1.0 - r for r in layer], dtype=self.dtype, device=self.device)
             .view(-1, 1, 1) if any(r > 0 for r in layer) else None
-            for layer in rates
+            for layer in batch.rates
         ]  # fmt: skip
         parameters = [*weights, *biases]
         # a bias entry is true where its unit is (every member has its true first input)
-        masks = [*weight_masks, *(m[:, 0, :] for m in weight_masks)] if self.padded else []
-        for step, start in enumerate(range(0, n, self.batch)):
+        masks = [*batch.weight_masks, *(m[:, 0, :] for m in batch.weight_masks)]
+        for step, first in enumerate(range(0, n, self.batch)):
             t = updates + step if self.by_update else epoch
-            lr = (lr0 / (1.0 + decay * t)).to(self.dtype).to(self.device)
-            rows = orders[:, start : start + self.batch]
-            x = self.X[rows]
-            x = self._dropout(x, members, rates[0], widths[0], divisors[0])
-            for k, activation in enumerate(self.activations):
-                x = activation(torch.baddbmm(biases[k].unsqueeze(1), x, weights[k]))
-                if self.padded:
-                    x = x * unit_masks[k]
-                x = self._dropout(x, members, rates[k + 1], widths[k + 1], divisors[k + 1])
+            lr = (batch.lr0 / (1.0 + batch.decay * t)).to(self.dtype).to(self.device)
+            rows = orders[:, first : first + self.batch]
+            x = self._dropout(self.X[rows], batch, 0, divisors[0])
+            for k in range(len(self.activations)):
+                x = self._dropout(self._layer(batch, x, k), batch, k + 1, divisors[k + 1])
             logits = torch.baddbmm(biases[-1].unsqueeze(1), x, weights[-1])
             losses = functional.cross_entropy(
                 logits.transpose(1, 2), self.y[rows], reduction="none"
             ).mean(dim=1)
             gradients = torch.autograd.grad(losses.sum(), parameters)
             with torch.no_grad():
-                for k, (p, g) in enumerate(zip(parameters, gradients, strict=True)):
+                for p, g, mask in zip(parameters, gradients, masks, strict=True):
                     scale = lr.view(-1, *([1] * (g.dim() - 1)))
                     if self.padded:
-                        g = torch.where(masks[k], g, torch.zeros((), dtype=g.dtype))
+                        g = torch.where(mask, g, torch.zeros((), dtype=g.dtype))
                     p.addcmul_(g, scale, value=-1.0)
         steps = -(-n // self.batch)
         for m in members:
@@ -352,54 +349,44 @@ class NetworkGroup:
             m.run += 1
 
     def _dropout(
-        self,
-        x: torch.Tensor,
-        members: list[_Member],
-        rates: list[float],
-        widths: list[int],
-        divisor: torch.Tensor | None,
+        self, x: torch.Tensor, batch: _Batch, layer: int, divisor: torch.Tensor | None
     ) -> torch.Tensor:
-        """Inverted dropout, each member's mask drawn from its own generator at its true width
-        (as :func:`hpo.learners.torch_network._dropout` draws it); padded units are dropped."""
+        """Inverted dropout after ``layer`` (0: the input), each member's mask drawn from its
+        own generator at its true width (as :func:`hpo.learners.torch_network._dropout` draws
+        it); padded units are dropped."""
         if divisor is None:
             return x
         keep = torch.ones(x.shape, dtype=torch.bool, device=x.device)
-        rows, full = x.shape[1], x.shape[2]
-        for i, (member, rate, width) in enumerate(zip(members, rates, widths, strict=True)):
+        rows = x.shape[1]
+        rates, widths = batch.rates[layer], batch.widths[layer]
+        for i, (member, rate, width) in enumerate(zip(batch.members, rates, widths, strict=True)):
             if rate > 0.0:
                 draw = torch.rand((rows, width), generator=member.generator, device=x.device)
                 keep[i, :, :width] = draw >= rate
-                keep[i, :, width:full] = False
+                keep[i, :, width:] = False
         return x * keep / divisor
 
-    def _validate(
-        self,
-        members: list[_Member],
-        weights: list[torch.Tensor],
-        biases: list[torch.Tensor],
-        unit_masks: list[torch.Tensor],
-    ) -> None:
+    def _validate(self, batch: _Batch) -> None:
         """Each member's validation error after an epoch, and its early-stopping state."""
+        members = batch.members
         valid = torch.as_tensor(np.stack([m.valid_rows for m in members]), device=self.device)
         chunk = max(1, ROWS_PER_STEP // len(members))
         predicted = []
         with torch.no_grad():
-            for start in range(0, valid.shape[1], chunk):
-                x = self.X[valid[:, start : start + chunk]]
-                for k, activation in enumerate(self.activations):
-                    x = activation(torch.baddbmm(biases[k].unsqueeze(1), x, weights[k]))
-                    if self.padded:
-                        x = x * unit_masks[k]
-                predicted.append(torch.baddbmm(biases[-1].unsqueeze(1), x, weights[-1]).argmax(2))
-        predicted = torch.cat(predicted, dim=1)
+            for first in range(0, valid.shape[1], chunk):
+                x = self.X[valid[:, first : first + chunk]]
+                for k in range(len(self.activations)):
+                    x = self._layer(batch, x, k)
+                logits = torch.baddbmm(batch.biases[-1].unsqueeze(1), x, batch.weights[-1])
+                predicted.append(logits.argmax(2))
         labels = self.y[valid]
-        for j, member in enumerate(members):
-            error = float((predicted[j] != labels[j]).float().mean())
+        for j, (member, guess) in enumerate(zip(members, torch.cat(predicted, 1), strict=True)):
+            error = float((guess != labels[j]).float().mean())
             state, settings = member.state, member.net.settings
             state.setdefault("errors", []).append(error)
             if error < state["best_error"] - settings.min_delta:
                 state.update(best_error=error, best_epoch=state["epoch"], wait=0)
-                state["best_model"] = self._gather(member, j, weights, biases)
+                state["best_model"] = self._gather(member, j, batch.weights, batch.biases)
             else:
                 state["wait"] += 1
                 state["stopped"] = state["wait"] >= settings.patience
@@ -408,29 +395,13 @@ class NetworkGroup:
         """Member ``i``'s model, checkpoint and fitted attributes, as the single network's."""
         net, state, model = member.net, member.state, member.model
         model.load_state_dict(self._gather(member, i, self.weights, self.biases))
-        if member.checkpoint is not None:
-            # the rate the single network's optimizer holds after its last update (it sets the
-            # rate before every update, so a resumed fit reads none of it)
-            last = _learning_rate(net, state["epoch"] - 1, state["updates"] - 1)
-            optimizer = torch.optim.SGD(
-                model.parameters(), lr=last if member.run else net.learning_rate
-            )
-            state.update(
-                model=model.state_dict(),
-                optimizer=optimizer.state_dict(),
-                generator=member.generator.get_state(),
-                fingerprint=member.fingerprint,
-            )
-            _save(member.checkpoint, state)
-        if net.settings.restore_best and state["best_model"] is not None:
-            model.load_state_dict(state["best_model"])
-        model.eval()
-        net.model_ = model
-        net.classes_ = member.classes
-        net.device_ = self.device
-        net.epochs_trained_ = int(state["epoch"])
-        net.epochs_run_ = member.run
-        net.stopped_early_ = bool(state["stopped"])
-        net.best_epoch_ = int(state["best_epoch"])
-        net.best_error_ = float(state["best_error"])
-        net.errors_ = list(state.get("errors", []))
+        # the rate the single network's optimizer holds after its last update (it sets the rate
+        # before every update, so a resumed fit reads none of it)
+        last = _learning_rate(net, state["epoch"] - 1, state["updates"] - 1)
+        optimizer = torch.optim.SGD(
+            model.parameters(), lr=last if member.run else net.learning_rate
+        )
+        finish_training(
+            net, model, optimizer, member.generator, state, member.checkpoint, member.fingerprint
+        )
+        set_fitted(net, model, member.classes, self.device, state, member.run)

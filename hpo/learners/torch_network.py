@@ -221,7 +221,7 @@ def train(
     """Fit ``net`` (see :meth:`FeedForwardNetwork.fit`); sets its fitted attributes."""
     settings = net.settings
     device = torch.device(resolve_device(settings.device))
-    target = settings.max_epochs if epochs is None else min(settings.max_epochs, round(epochs))
+    target = target_epochs(net, epochs)
     classes = np.unique(y)
     if validation is None:
         rows, held = _holdout(len(y), settings.holdout_fraction, net.random_state)
@@ -241,40 +241,92 @@ def train(
     y_check = tensor(np.where(known, np.searchsorted(classes, y_valid), -1), torch.int64)
 
     with _deterministic(settings.threads):
-        generator = torch.Generator(device=device)
-        generator.manual_seed(int(net.random_state))
-        model = Network(X.shape[1], net.layers, len(classes), net.input_dropout)
-        model = model.to(device, dtype)
-        model.initialise(generator)
+        model, generator, state = start_training(
+            net, X.shape[1], len(classes), device, path, fingerprint, target
+        )
         optimizer = torch.optim.SGD(model.parameters(), lr=net.learning_rate)
-        state = _load(path, fingerprint, target)
-        if state is not None:
-            model.load_state_dict(state["model"])
+        if "optimizer" in state:
             optimizer.load_state_dict(state["optimizer"])
-            generator.set_state(state["generator"])
-        else:
-            state = {
-                "epoch": 0,
-                "updates": 0,
-                "best_error": float("inf"),
-                "best_epoch": 0,
-                "best_model": None,
-                "wait": 0,
-                "stopped": False,
-            }
         epochs_run = _train_epochs(
             net, model, optimizer, generator, X_train, y_train, X_check, y_check, state, target
         )
-        if path is not None:
-            state.update(
-                model=model.state_dict(),
-                optimizer=optimizer.state_dict(),
-                generator=generator.get_state(),
-                fingerprint=fingerprint,
-            )
-            _save(path, state)
-        if settings.restore_best and state["best_model"] is not None:
-            model.load_state_dict(state["best_model"])
+        finish_training(net, model, optimizer, generator, state, path, fingerprint)
+    set_fitted(net, model, classes, device, state, epochs_run)
+
+
+def target_epochs(net: FeedForwardNetwork, epochs: float | None) -> int:
+    """The total epochs a fit trains to: ``epochs`` rounded, capped by ``max_epochs``."""
+    cap = net.settings.max_epochs
+    return cap if epochs is None else min(cap, round(epochs))
+
+
+def start_training(
+    net: FeedForwardNetwork,
+    n_inputs: int,
+    n_classes: int,
+    device: torch.device,
+    path: Path | None,
+    fingerprint: str,
+    target: int,
+) -> tuple[Network, torch.Generator, dict[str, Any]]:
+    """``net``'s module initialised from its seed's generator, and its training state: both
+    from the checkpoint at ``path`` when that holds this model (``fingerprint``) at no more
+    than ``target`` epochs, else fresh (epoch 0). A loaded state keeps the optimizer's
+    state under ``optimizer``."""
+    generator = torch.Generator(device=device)
+    generator.manual_seed(int(net.random_state))
+    model = Network(n_inputs, net.layers, n_classes, net.input_dropout)
+    model = model.to(device, getattr(torch, net.dtype))
+    model.initialise(generator)
+    state = _load(path, fingerprint, target)
+    if state is not None:
+        model.load_state_dict(state["model"])
+        generator.set_state(state["generator"])
+        return model, generator, state
+    state = {
+        "epoch": 0,
+        "updates": 0,
+        "best_error": float("inf"),
+        "best_epoch": 0,
+        "best_model": None,
+        "wait": 0,
+        "stopped": False,
+    }
+    return model, generator, state
+
+
+def finish_training(
+    net: FeedForwardNetwork,
+    model: Network,
+    optimizer: torch.optim.Optimizer,
+    generator: torch.Generator,
+    state: dict[str, Any],
+    path: Path | None,
+    fingerprint: str,
+) -> None:
+    """After training: the checkpoint saved to ``path`` (when given); then the best epoch's
+    weights loaded into ``model`` when ``restore_best``."""
+    if path is not None:
+        state.update(
+            model=model.state_dict(),
+            optimizer=optimizer.state_dict(),
+            generator=generator.get_state(),
+            fingerprint=fingerprint,
+        )
+        _save(path, state)
+    if net.settings.restore_best and state["best_model"] is not None:
+        model.load_state_dict(state["best_model"])
+
+
+def set_fitted(
+    net: FeedForwardNetwork,
+    model: Network,
+    classes: np.ndarray,
+    device: torch.device,
+    state: dict[str, Any],
+    epochs_run: int,
+) -> None:
+    """``net``'s fitted attributes (:class:`FeedForwardNetwork`) from its training state."""
     model.eval()
     net.model_ = model
     net.classes_ = classes
