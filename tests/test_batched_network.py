@@ -168,7 +168,8 @@ def test_checkpoints_pass_between_the_batched_and_the_single_trainer(digits, tmp
 
 def _drive_hyperband(digits, tmp_path, batched: bool) -> list[tuple[bytes, float, float]]:
     """Hyperband (R = 4, η = 2, one epoch a unit) on ``ffnn_mrbi`` networks: each rung's
-    configurations trained batched or one at a time, resumed from their checkpoints; returns
+    configurations trained batched (one padded group per depth and activations: the most
+    sharing) or one at a time, resumed from their checkpoints; returns
     (point, resource, loss) of every proposal."""
     X, y, Xv, yv = digits
     space = load_space("ffnn_mrbi")
@@ -191,7 +192,7 @@ def _drive_hyperband(digits, tmp_path, batched: bool) -> list[tuple[bytes, float
             paths.append(tmp_path / f"{key}.pt")
         epochs = [p.resource for p in rung]
         if batched:
-            fit_together(nets, X, y, (Xv, yv), epochs, paths)
+            fit_together(nets, X, y, (Xv, yv), epochs, paths, width_buckets=False)
         else:
             for net, e, path in zip(nets, epochs, paths, strict=True):
                 net.fit(X, y, (Xv, yv), e, path)
