@@ -1,8 +1,10 @@
 """Many of seed 002's networks trained as one batched model: :func:`fit_together`.
 
-Each member is a :class:`~hpo.learners.torch_network.FeedForwardNetwork` and ends exactly as
-:meth:`FeedForwardNetwork.fit` would leave it (the same fitted attributes, a ``model_`` of its
-own shapes, the same checkpoint), but its epochs run in lockstep with the other members':
+Each member is a :class:`~hpo.learners.torch_network.FeedForwardNetwork` and ends as
+:meth:`FeedForwardNetwork.fit` would leave it, to rounding (the same fitted attributes, a
+``model_`` of its own shapes, a checkpoint either trainer resumes), but its epochs run in
+lockstep with the other members'. No optimizer calls it yet: runs train one network at a time
+(``docs/surrogates-hyperband.md``, "Many networks as one batched model").
 
 * **Groups.** Members that cannot share one chain of batched matmuls train in separate groups:
   the key is the depth, each hidden layer's activation, the classes and number of training rows,
@@ -21,7 +23,7 @@ own shapes, the same checkpoint), but its epochs run in lockstep with the other 
   order the single network draws them. Its learning rate ``lr_0 / (1 + d·t)`` (§2.1.1.2) is a
   per-member tensor; its loss is its own mean cross-entropy, summed over members (so each
   member's gradient is its own). Plain SGD without momentum, as the single network.
-* **Early stopping by a mask.** After each epoch each member's validation error (zero-one, on
+* **Early stopping per member.** After each epoch each member's validation error (zero-one, on
   its own early-stopping rows) updates its own early-stopping state; a member that stops or
   reaches its target leaves the batch (the group is compacted, its weights written back), its
   best-epoch snapshot kept.
