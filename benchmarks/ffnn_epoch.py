@@ -28,15 +28,16 @@ On a GPU, ``--device cuda`` measures the GPU's epoch (the table then costs GPU-h
 
 ``--batched`` measures instead the batched trainer (``hpo/learners/batched_network.py``): seconds
 per epoch *per network* when M networks train as one model, for each M of ``--sizes``, against
-the one-at-a-time learner measured in the same run on the same networks (each alone, one after
-the other, each width's median once). Three rungs: M networks of ffnn_mnist's mean width
-(1 × 249, tanh, each its own seed and learning rate); M widths drawn from ffnn_mnist's prior
-(log U(18, 1024)), split into the trainer's width buckets; and the first 16 of those as one
-group, padded to their widest (what a GPU would run, one group, few launches). Pin it to one
+the one-at-a-time learner measured in the same run, interleaved with it, on the same networks
+(each alone, one after the other; of a rung of different widths, its first 16). Three rungs
+(``--rungs``): ``mean``, M networks of ffnn_mnist's mean width (1 × 249, tanh, each its own
+seed and learning rate); ``prior``, M widths drawn from ffnn_mnist's prior (log U(18, 1024)),
+split into the trainer's width buckets; ``prior-one-group``, the first 16 of those as one
+group, padded to their widest (what a GPU would run: one group, few launches). Pin it to one
 core for a one-thread figure:
 
-    taskset -c 0 nice -n 5 python benchmarks/ffnn_epoch.py --batched --sizes 1 16 81 --epochs 1 \\
-        --repeats 3
+    taskset -c 0 nice -n 5 python benchmarks/ffnn_epoch.py --batched --rungs mean \\
+        --sizes 1 16 81 --epochs 1 --repeats 3
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from hpo.learners import FitGuard, make_estimator
 N_TRAIN, N_VALID, N_FEATURES, N_CLASSES, BATCH = 10_000, 2_000, 784, 10, 32
 SPACE_DIR = Path(__file__).resolve().parents[1] / "conf" / "space"
 SEED_SPACES = ("ffnn_mnist", "ffnn_mrbi")
+BATCHED_RUNGS = ("mean", "prior", "prior-one-group")  # --batched --rungs
 CASES = {  # name -> (units per hidden layer, input dropout, hidden dropout)
     "1 x 100, no dropout": ((100,), 0.0, 0.0),
     "1 x 500, no dropout": ((500,), 0.0, 0.0),
@@ -153,10 +155,12 @@ def batched(
     return (seconds(epochs) - seconds(0)) / (epochs * len(widths))
 
 
-def batched_table(data, sizes: list[int], epochs: int, repeats: int, device: str) -> None:
-    """The ``--batched`` table (module docstring): per rung and M, the median over ``repeats``
-    of seconds per epoch per network batched; the mean over the same networks of each one's
-    median alone; their ratio."""
+def batched_table(
+    data, sizes: list[int], epochs: int, repeats: int, device: str, names: list[str]
+) -> None:
+    """The ``--batched`` table (module docstring): per rung and M, the medians over
+    ``repeats`` (interleaved) of seconds per epoch per network batched and alone, and their
+    ratio."""
     widths = np.round(np.exp(np.random.default_rng(0).uniform(np.log(18), np.log(1024), 256)))
     prior = [int(w) for w in widths]
     rungs = [  # name, widths, width buckets
@@ -164,28 +168,24 @@ def batched_table(data, sizes: list[int], epochs: int, repeats: int, device: str
         ("1 x prior", prior, True),
         ("1 x prior, one group", prior[:16], False),
     ]
+    rungs = [rung for rung, name in zip(rungs, BATCHED_RUNGS, strict=True) if name in names]
     small = tuple(a[:64] for a in data)
     batched([8, 8], small, 1, device)  # the first batched matmuls of a process pay a set-up
-    alone_seconds: dict[int, float] = {}
-
-    def alone(width: int) -> float:
-        if width not in alone_seconds:
-            alone_seconds[width] = statistics.median(
-                ours((width,), 0.0, 0.0, data, epochs, device) for _ in range(repeats)
-            )
-        return alone_seconds[width]
-
     print(f"seconds per epoch per network, {epochs} epoch(s), median of {repeats}, device "
           f"{device}, {torch.get_num_threads()} thread(s); GPU: unmeasured")  # fmt: skip
     print(f"{'rung':22} {'M':>4} {'batched':>9} {'alone':>9} {'speed-up':>9}")
     for name, rung_widths, buckets in rungs:
         for m in (m for m in sizes if m <= len(rung_widths)):
-            together = statistics.median(
-                batched(rung_widths[:m], data, epochs, device, buckets) for _ in range(repeats)
-            )
-            one_by_one = statistics.mean(alone(w) for w in rung_widths[:m])
-            print(f"{name:22} {m:4d} {together:9.4f} {one_by_one:9.4f} "
-                  f"{one_by_one / together:9.2f}", flush=True)  # fmt: skip
+            widths = rung_widths[:m]
+            alone_widths = widths[:16] if len(set(widths)) > 1 else widths[:1]
+            together, alone = [], []
+            for _ in range(repeats):  # interleaved, so load changes hit both sides alike
+                together.append(batched(widths, data, epochs, device, buckets))
+                alone.append(statistics.mean(
+                    ours((w,), 0.0, 0.0, data, epochs, device) for w in alone_widths
+                ))  # fmt: skip
+            a, b = statistics.median(together), statistics.median(alone)
+            print(f"{name:22} {m:4d} {a:9.4f} {b:9.4f} {b / a:9.2f}", flush=True)
 
 
 def _mean(prior: dict | None) -> float:
@@ -248,6 +248,8 @@ def main() -> None:
     parser.add_argument("--device", default="cpu", help="--json: the learner's device (cpu, cuda)")
     parser.add_argument("--batched", action="store_true", help="measure the batched trainer")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 16, 81], help="--batched: M")
+    parser.add_argument("--rungs", nargs="+", choices=BATCHED_RUNGS, default=list(BATCHED_RUNGS),
+                        help="--batched: which rungs")  # fmt: skip
     args = parser.parse_args()
     torch.set_num_threads(1)
     rng = np.random.default_rng(0)
@@ -258,7 +260,7 @@ def main() -> None:
         rng.integers(0, N_CLASSES, N_VALID),
     )
     if args.batched:
-        batched_table(data, args.sizes, args.epochs, args.repeats, args.device)
+        batched_table(data, args.sizes, args.epochs, args.repeats, args.device, args.rungs)
         return
     if args.json:
         write_costs(args.json, data, args.repeats, args.epochs, args.device)
