@@ -2,7 +2,8 @@
 in float64 each member ends as training it alone with the same seed (final weights within
 TOLERANCE, the same per-epoch validation errors, best and early-stopping epochs), its padding is
 exactly 0, permuting the members permutes the results, checkpoints pass between the two
-trainers, and Hyperband promotes the same configurations batched and sequential."""
+trainers, and Hyperband promotes the same configurations batched and sequential, as a library
+(float64) and in a run with ``batch_networks`` on (float32)."""
 
 from __future__ import annotations
 
