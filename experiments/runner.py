@@ -433,8 +433,9 @@ def _optimize(
             proposal = pending.pop(0) if pending else optimizer.ask()
         except StopIteration:
             break
-        if batch_rungs and asked and proposal.resource is not None:
-            ahead = min(optimizer.rung_left(), spec.budget - iteration)  # type: ignore[attr-defined]
+        rung_starts = asked and isinstance(optimizer, Hyperband) and proposal.resource is not None
+        if batch_rungs and rung_starts:
+            ahead = min(optimizer.rung_left(), spec.budget - iteration)
             pending = [optimizer.ask() for _ in range(ahead)]
             rung = [
                 (prior_space.learner_config(decoded(p)[0]), p.batch) for p in (proposal, *pending)
