@@ -233,8 +233,8 @@ def test_a_hyperband_run_is_the_same_with_its_rungs_batched(monkeypatch) -> None
     space = copy.deepcopy(
         {**space_config("ffnn_mrbi"), "settings": {"patience": 2, "max_epochs": 4}}
     )
-    # rates up to 1, not the space's 10: above about 2 training is chaotic, and the batched
-    # kernels' other rounding grows to other losses (docs/surrogates-hyperband.md)
+    # rates up to 1, not the space's 10: above about 1 training can be chaotic, and the batched
+    # kernels' other rounding grow to other losses (docs/surrogates-hyperband.md)
     space["parameters"]["learning_rate"]["high"] = 1.0
     data = load_dataset("sklearn-digits")
     traces = {}

@@ -29,10 +29,13 @@ lockstep with the other members'. A run's Hyperband rungs are trained so with th
   reaches its target leaves the batch (the group is compacted, its weights written back), its
   best-epoch snapshot kept.
 
-So a member's results do not depend on which other networks shared its batch: on the CPU in
-float64 they equal training it alone to rounding (``tests/test_batched_network.py``, tolerance
-``1e-10``); in float32, or with other members, the batched kernels sum in another order, so the
-last bits can differ from the single network's.
+So a member's results depend on which other networks shared its batch only through rounding:
+on the CPU in float64 they equal training it alone to rounding
+(``tests/test_batched_network.py``, tolerance ``1e-10``); in float32, or with other members,
+the batched kernels sum in another order, so the last bits can differ from the single
+network's. At high learning rates (above about 1) training can be chaotic and such last bits
+grow into other weights and losses: a batched run is a run of its own (``batch_networks`` is
+part of the run's identity when on).
 """
 
 from __future__ import annotations
