@@ -25,6 +25,19 @@ validation rows; spec B3.1).
     nice -n 5 python benchmarks/ffnn_epoch.py --json benchmarks/ffnn_epoch_costs.json
 
 On a GPU, ``--device cuda`` measures the GPU's epoch (the table then costs GPU-hours).
+
+``--batched`` measures instead the batched trainer (``hpo/learners/batched_network.py``): seconds
+per epoch *per network* when M networks train as one model, for each M of ``--sizes``, against
+the one-at-a-time learner measured in the same run, interleaved with it, on the same networks
+(each alone, one after the other; of a rung of different widths, its first 16). Three rungs
+(``--rungs``): ``mean``, M networks of ffnn_mnist's mean width (1 × 249, tanh, each its own
+seed and learning rate); ``prior``, M widths drawn from ffnn_mnist's prior (log U(18, 1024)),
+split into the trainer's width buckets; ``prior-one-group``, the first 16 of those as one
+group, padded to their widest (what a GPU would run: one group, few launches). Pin it to one
+core for a one-thread figure:
+
+    taskset -c 0 nice -n 5 python benchmarks/ffnn_epoch.py --batched --rungs mean \\
+        --sizes 1 16 81 --epochs 1 --repeats 3
 """
 
 from __future__ import annotations
@@ -46,6 +59,7 @@ from hpo.learners import FitGuard, make_estimator
 N_TRAIN, N_VALID, N_FEATURES, N_CLASSES, BATCH = 10_000, 2_000, 784, 10, 32
 SPACE_DIR = Path(__file__).resolve().parents[1] / "conf" / "space"
 SEED_SPACES = ("ffnn_mnist", "ffnn_mrbi")
+BATCHED_RUNGS = ("mean", "prior", "prior-one-group")  # --batched --rungs
 CASES = {  # name -> (units per hidden layer, input dropout, hidden dropout)
     "1 x 100, no dropout": ((100,), 0.0, 0.0),
     "1 x 500, no dropout": ((500,), 0.0, 0.0),
@@ -53,13 +67,13 @@ CASES = {  # name -> (units per hidden layer, input dropout, hidden dropout)
 }
 
 
-def ours(
-    units: tuple[int, ...], input_dropout: float, dropout: float, data, epochs: int, device="cpu"
-) -> float:
-    X, y, Xv, yv = data
+def _config(
+    units: tuple[int, ...], input_dropout: float, dropout: float, device: str, lr: float = 0.01
+) -> dict[str, object]:
+    """The learner's configuration of a tanh network of ``units`` that never stops early."""
     config: dict[str, object] = {
         "device": device,
-        "learning_rate": 0.01,
+        "learning_rate": lr,
         "decay": 1e-4,
         "input_dropout": input_dropout,
         "patience": 10_000,
@@ -70,6 +84,14 @@ def ours(
         config[f"dropout_{k}"] = dropout
         if k > 1:
             config[f"layer_{k}"] = "True"
+    return config
+
+
+def ours(
+    units: tuple[int, ...], input_dropout: float, dropout: float, data, epochs: int, device="cpu"
+) -> float:
+    X, y, Xv, yv = data
+    config = _config(units, input_dropout, dropout, device)
 
     def seconds(e: int) -> float:
         net = make_estimator("ffnn", config, FitGuard(), seed=1)
@@ -108,6 +130,62 @@ def plain(units: tuple[int, ...], input_dropout: float, dropout: float, data, ep
         with torch.no_grad():
             float((model(Xv).argmax(1) != yv).float().mean())
     return (time.perf_counter() - start) / epochs
+
+
+def batched(
+    widths: list[int], data, epochs: int, device: str = "cpu", buckets: bool = True
+) -> float:
+    """Seconds per epoch per network of ``len(widths)`` one-layer networks (the i-th of
+    ``widths[i]`` units, seed i, its own learning rate) trained as one batched model
+    (``buckets``: split by width buckets, the trainer's default)."""
+    from hpo.learners.batched_network import fit_together
+
+    X, y, Xv, yv = data
+
+    def seconds(e: int) -> float:
+        nets = [
+            make_estimator("ffnn", _config((w,), 0.0, 0.0, device, 0.01 * (1 + i % 7)),
+                           FitGuard(), seed=i)
+            for i, w in enumerate(widths)
+        ]  # fmt: skip
+        start = time.perf_counter()
+        fit_together(nets, X, y, (Xv, yv), epochs=e, width_buckets=buckets)
+        return time.perf_counter() - start
+
+    return (seconds(epochs) - seconds(0)) / (epochs * len(widths))
+
+
+def batched_table(
+    data, sizes: list[int], epochs: int, repeats: int, device: str, names: list[str]
+) -> None:
+    """The ``--batched`` table (module docstring): per rung and M, the medians over
+    ``repeats`` (interleaved) of seconds per epoch per network batched and alone, and their
+    ratio."""
+    widths = np.round(np.exp(np.random.default_rng(0).uniform(np.log(18), np.log(1024), 256)))
+    prior = [int(w) for w in widths]
+    rungs = [  # name, widths, width buckets
+        ("1 x 249", [249] * max(sizes), True),
+        ("1 x prior", prior, True),
+        ("1 x prior, one group", prior[:16], False),
+    ]
+    rungs = [rung for rung, name in zip(rungs, BATCHED_RUNGS, strict=True) if name in names]
+    small = tuple(a[:64] for a in data)
+    batched([8, 8], small, 1, device)  # the first batched matmuls of a process pay a set-up
+    print(f"seconds per epoch per network, {epochs} epoch(s), median of {repeats}, device "
+          f"{device}, {torch.get_num_threads()} thread(s); GPU: unmeasured")  # fmt: skip
+    print(f"{'rung':22} {'M':>4} {'batched':>9} {'alone':>9} {'speed-up':>9}")
+    for name, rung_widths, buckets in rungs:
+        for m in (m for m in sizes if m <= len(rung_widths)):
+            widths = rung_widths[:m]
+            alone_widths = widths[:16] if len(set(widths)) > 1 else widths[:1]
+            together, alone = [], []
+            for _ in range(repeats):  # interleaved, so load changes hit both sides alike
+                together.append(batched(widths, data, epochs, device, buckets))
+                alone.append(statistics.mean(
+                    ours((w,), 0.0, 0.0, data, epochs, device) for w in alone_widths
+                ))  # fmt: skip
+            a, b = statistics.median(together), statistics.median(alone)
+            print(f"{name:22} {m:4d} {a:9.4f} {b:9.4f} {b / a:9.2f}", flush=True)
 
 
 def _mean(prior: dict | None) -> float:
@@ -168,6 +246,10 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--json", default=None, help="write the seed spaces' epoch-cost table")
     parser.add_argument("--device", default="cpu", help="--json: the learner's device (cpu, cuda)")
+    parser.add_argument("--batched", action="store_true", help="measure the batched trainer")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 16, 81], help="--batched: M")
+    parser.add_argument("--rungs", nargs="+", choices=BATCHED_RUNGS, default=list(BATCHED_RUNGS),
+                        help="--batched: which rungs")  # fmt: skip
     args = parser.parse_args()
     torch.set_num_threads(1)
     rng = np.random.default_rng(0)
@@ -177,6 +259,9 @@ def main() -> None:
         rng.normal(size=(N_VALID, N_FEATURES)).astype(np.float32),
         rng.integers(0, N_CLASSES, N_VALID),
     )
+    if args.batched:
+        batched_table(data, args.sizes, args.epochs, args.repeats, args.device, args.rungs)
+        return
     if args.json:
         write_costs(args.json, data, args.repeats, args.epochs, args.device)
         return

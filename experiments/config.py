@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from omegaconf import OmegaConf
 
-from experiments.runner import POST_HOC_DEFAULTS, RunSpec
+from experiments.runner import BATCH_NETWORKS, POST_HOC_DEFAULTS, RunSpec
 from experiments.spaces import plain_space, unread_parameters
 from hpo.data.catalog import DatasetError, dataset_task, resolve_name, unknown_choice_message
 from hpo.ensembles import TIE_RULES
@@ -41,6 +41,7 @@ TOP_LEVEL_KEYS = (
     "budget",
     "time_budget",
     "time_budget_kind",
+    "batch_networks",
     "probabilities",
     "seed",
     "repetition",
@@ -306,6 +307,13 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
         ),
         stages=_stages(optimizer.get("model_selection")),
         limits=limits,
+        batch_networks=_choice(
+            "batch_networks",
+            {False: "off", True: "on"}.get(
+                cfg.get("batch_networks", "off"), cfg.get("batch_networks")
+            ),
+            BATCH_NETWORKS,
+        ),
     )
 
 

@@ -39,14 +39,17 @@ from hpo.learners import (
     learner_resources,
     learner_task,
 )
+from hpo.learners.network_settings import resolve_device
 from hpo.optimizers import (
     MultiFidelity,
     Optimizer,
     PredictionsConsumer,
     PriorConsumer,
+    Proposal,
     make_optimizer,
     optimizer_class,
 )
+from hpo.optimizers.hyperband import Hyperband
 from hpo.records import Choice, Trace
 from hpo.rules.final_selection import SelectionRule, population_ends
 from hpo.rules.registry import RULE_NAMES, make_rule
@@ -93,6 +96,8 @@ class RunSpec:
     stages: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     limits: EvaluationLimits | None = None  # every fit in a child under time/memory limits
     time_budget_kind: str = "wall"  # seconds of wall or CPU time (seed 004 budgets CPU hours)
+    # a Hyperband rung's networks trained as one batched model (hpo.learners.batched_network)
+    batch_networks: str = "off"
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -106,6 +111,11 @@ class RunSpec:
             )
         if self.repetition < 0:
             raise ValueError(f"repetition must be >= 0, got {self.repetition}")
+        if self.batch_networks not in BATCH_NETWORKS:
+            raise ValueError(
+                f"unknown batch_networks {self.batch_networks!r}; "
+                f"valid: {', '.join(BATCH_NETWORKS)}"
+            )
         if not self.rules:
             raise ValueError("a run needs at least one (method, rule) to report")
         unknown = sorted({r for r in self.rules.values() if r not in RULE_NAMES})
@@ -164,7 +174,13 @@ class RunSpec:
 # Protocol settings added after results were first published, with the value that reproduces the
 # earlier behaviour: left out of a run's identity (and hash) while they hold it.
 PROTOCOL_FIELDS_ADDED_LATER = {"standardize": False}
-RUN_FIELDS_ADDED_LATER = {"probabilities": False, "time_budget": None, "time_budget_kind": "wall"}
+RUN_FIELDS_ADDED_LATER = {
+    "probabilities": False,
+    "time_budget": None,
+    "time_budget_kind": "wall",
+    "batch_networks": "off",
+}
+BATCH_NETWORKS = ("off", "on", "auto")
 # The post_hoc rule's settings (conf/config.yaml ``post_hoc``; hpo.rules.ensemble.PostHocRule):
 # part of a run's identity only when they differ from these.
 POST_HOC_DEFAULTS = {"loss": "zero_one", "n_init": 3, "size": 100, "tie_loss": "sqm"}
@@ -400,19 +416,33 @@ def _optimize(
     evaluations: list[_Evaluation] = []
     loop_started = time.perf_counter()
     clock = Clock(spec.time_budget_kind, lambda: evaluator.child_cpu_seconds)
+    batch_rungs = _batches_rungs(spec, optimizer, evaluator)
+    pending: list[Proposal] = []  # a rung's proposals asked ahead (batch_networks)
+
+    def decoded(proposal: Proposal) -> tuple[dict[str, Any], np.ndarray]:
+        if proposal.config is not None:
+            return dict(proposal.config), space.encode(proposal.config)
+        return space.decode(proposal.u), np.asarray(proposal.u, dtype=float)
+
     for iteration in range(1, spec.budget + 1):
         if spec.time_budget is not None and clock.spent() >= spec.time_budget:
             break
         started = time.perf_counter()
+        asked = not pending  # not one asked ahead
         try:
-            proposal = optimizer.ask()
+            proposal = pending.pop(0) if pending else optimizer.ask()
         except StopIteration:
             break
+        rung_starts = asked and isinstance(optimizer, Hyperband) and proposal.resource is not None
+        if batch_rungs and rung_starts:
+            ahead = min(optimizer.rung_left(), spec.budget - iteration)
+            pending = [optimizer.ask() for _ in range(ahead)]
+            rung = [
+                (prior_space.learner_config(decoded(p)[0]), p.batch) for p in (proposal, *pending)
+            ]
+            evaluator.pretrain(rung, proposal.resource)
         ask_seconds = time.perf_counter() - started
-        if proposal.config is not None:
-            config, u = dict(proposal.config), space.encode(proposal.config)
-        else:
-            config, u = space.decode(proposal.u), np.asarray(proposal.u, dtype=float)
+        config, u = decoded(proposal)
         learner_config = prior_space.learner_config(config)
         scored = evaluator.validate(
             learner_config, proposal.batch, **_resource_of(optimizer, proposal.resource)
@@ -442,6 +472,21 @@ def _optimize(
         if progress is not None:
             progress(iteration, scored.valid_loss)
     return evaluations
+
+
+def _batches_rungs(spec: RunSpec, optimizer: Optimizer, evaluator: Evaluator) -> bool:
+    """Whether ``batch_networks`` trains each rung's networks as one batched model: Hyperband
+    on the ``epochs`` resource ("auto": when the network's device is a GPU). BOHB asks SMAC,
+    whose next configuration may depend on the results told before it, and random search's
+    networks have no checkpoint to hand over: both train one network at a time."""
+    if spec.batch_networks == "off" or not isinstance(optimizer, Hyperband):
+        return False
+    if optimizer.resource_kind != "epochs":
+        return False
+    if spec.batch_networks == "auto":
+        device = str(evaluator.learner_settings.get("device", "cpu"))
+        return resolve_device(device) == "cuda"
+    return True
 
 
 def _outcomes(

@@ -30,7 +30,9 @@ many epochs, resuming from its checkpoint (one file per configuration, split and
 run's checkpoint folder); with ``train_fraction`` each fold's fit uses that share of its training
 rows (a seeded subset, nested as the share grows). ``Validation.resource_spent`` is what the fits
 actually used (epochs, fewer after early stopping; or the shares). Without a resource nothing
-changes.
+changes. :meth:`Evaluator.pretrain` trains several networks' folds at once
+(:mod:`hpo.learners.batched_network`) into those checkpoints before they are validated one by
+one; each validation then credits the epochs and seconds its network was trained there.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ from hpo.learners import (
     failed_predictions,
     fit_and_predict,
     learner_parameters,
+    make_estimator,
 )
 from hpo.records import Choice, FoldPredictions, Member
 from hpo.tasks import REGRESSION, mean_loss, task_of_targets
@@ -204,6 +207,7 @@ class Evaluator:
         self._checkpoint_dir = None if checkpoint_dir is None else Path(checkpoint_dir)
         self._temporary_checkpoints: tempfile.TemporaryDirectory | None = None
         self._valid_cache: dict[tuple, Validation] = {}
+        self._pretrained: dict[tuple, tuple[int, float]] = {}  # (epochs, seconds) per fold fit
         self._test_cache: dict[tuple, TestResult] = {}
         self._distances = (
             SquaredDistanceCache(self.X, guard.distance_cache_mb)
@@ -311,6 +315,60 @@ class Evaluator:
         text = json.dumps([config_key(config), self.splits.split_key(batch), fold], default=str)
         return self._checkpoint_dir / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.pt"
 
+    def pretrain(
+        self, proposals: Sequence[tuple[Mapping[str, object], int]], resource: float
+    ) -> int:
+        """Train the networks (learner ``ffnn``) of ``proposals`` (configuration, batch) up to
+        ``resource`` epochs, those of one split together on each of its folds, into the
+        checkpoints their validation resumes from; that validation then trains nothing more
+        and is credited these epochs and an equal share of the seconds. Configurations already
+        validated at this resource, other learners, a split's lone network, and everything
+        under isolation limits are left to :meth:`validate`. Returns how many configurations it
+        trained."""
+        if self._worker is not None:
+            return 0
+        by_split: dict[object, tuple[int, list[Mapping[str, object]]]] = {}
+        for config, batch in proposals:
+            split = self.splits.split_key(batch)
+            known = (config_key(config), split, "epochs", float(resource)) in self._valid_cache
+            if self.learner_of(config) == "ffnn" and not known:
+                by_split.setdefault(split, (batch, []))[1].append(config)
+        together = [(batch, todo) for batch, todo in by_split.values() if len(todo) > 1]
+        for batch, todo in together:  # one network alone trains faster by itself
+            self._pretrain_split(todo, batch, resource)
+        return sum(len(todo) for _, todo in together)
+
+    def _pretrain_split(
+        self, todo: list[Mapping[str, object]], batch: int, resource: float
+    ) -> None:
+        """:meth:`pretrain` for the configurations ``todo`` on ``batch``'s split."""
+        from hpo.learners.batched_network import fit_together
+
+        split = self.splits.split_key(batch)
+        for index, fold in enumerate(self.splits.folds(batch)):
+            y_train = self.y[fold.train]
+            if np.unique(y_train).size < 2:  # a constant model, as fit_and_predict makes it
+                continue
+            X_train, X_evals = (
+                self.X[fold.train],
+                [self.X[fold.valid], self.X[self.splits.selection]],
+            )
+            if self.standardize:
+                X_train, X_evals = standardize_features(X_train, X_evals)
+            nets = [
+                make_estimator(
+                    "ffnn", {**self.learner_settings, **c}, self.guard, self.learner_seed(c),
+                    n_train=len(y_train),
+                )
+                for c in todo
+            ]  # fmt: skip
+            paths = [self.checkpoint_path(c, batch, index) for c in todo]
+            started = time.perf_counter()
+            fit_together(nets, X_train, y_train, (X_evals[0], self.y[fold.valid]), resource, paths)
+            seconds = (time.perf_counter() - started) / len(todo)
+            for c, net in zip(todo, nets, strict=True):
+                self._pretrained[(config_key(c), split, index)] = (net.epochs_run_, seconds)
+
     def _share_of(self, train: np.ndarray, share: float, batch: int, fold: int) -> np.ndarray:
         """A seeded ``share`` of the training rows ``train``; a larger share keeps the smaller
         one's rows (the same permutation, a longer prefix)."""
@@ -388,6 +446,14 @@ class Evaluator:
         outcome = self._fit(
             config, train, evals, train_key, self.guard, early_stopping=True, **fit_options
         )
+        pretrained = self._pretrained.pop((config_key(config), train_key[1], index), None)
+        if pretrained is not None and outcome.resource_spent is not None:
+            epochs, seconds = pretrained
+            outcome = dataclasses.replace(
+                outcome,
+                resource_spent=outcome.resource_spent + epochs,
+                fit_seconds=outcome.fit_seconds + seconds,
+            )
         return train, outcome, share
 
     def _score_fold(

@@ -34,6 +34,7 @@ from torch.nn import functional
 from hpo.learners.network_settings import HiddenLayer, NetworkSettings, resolve_device
 
 PREDICT_CHUNK_ROWS = 8192
+DTYPES = ("float32", "float64")
 
 
 class FeedForwardNetwork:
@@ -41,7 +42,11 @@ class FeedForwardNetwork:
     number of epochs and a checkpoint file to resume from and save to) and ``predict``.
 
     After ``fit``: ``epochs_trained_`` (total epochs of the model), ``epochs_run_`` (epochs this
-    call trained: the resource it spent), ``stopped_early_``, ``best_epoch_``.
+    call trained: the resource it spent), ``stopped_early_``, ``best_epoch_``, ``errors_`` (the
+    validation error after each epoch, resumed epochs included).
+
+    ``dtype`` (``float32``, the learner's; ``float64`` for the equality tests of
+    :mod:`hpo.learners.batched_network`) is not a setting: runs always train in float32.
     """
 
     supports_resource = True  # fit takes ``epochs`` and ``checkpoint`` (hpo.learners.fit)
@@ -54,7 +59,11 @@ class FeedForwardNetwork:
         input_dropout: float = 0.0,
         settings: NetworkSettings | None = None,
         random_state: int = 0,
+        dtype: str = "float32",
     ) -> None:
+        if dtype not in DTYPES:
+            raise ValueError(f"unknown ffnn dtype {dtype!r}; valid choices: {', '.join(DTYPES)}")
+        self.dtype = dtype
         self.layers = layers
         self.learning_rate = float(learning_rate)
         self.decay = float(decay)
@@ -152,6 +161,8 @@ def _fingerprint(net: FeedForwardNetwork, X: np.ndarray, y: np.ndarray) -> str:
         "settings": {k: v for k, v in vars(net.settings).items() if k not in ("threads",)},
         "seed": net.random_state,
     }
+    if net.dtype != "float32":  # float32 checkpoints keep the fingerprint they always had
+        definition["dtype"] = net.dtype
     digest.update(json.dumps(definition, sort_keys=True).encode())
     digest.update(np.ascontiguousarray(X).tobytes())
     digest.update(np.ascontiguousarray(y).tobytes())
@@ -210,7 +221,7 @@ def train(
     """Fit ``net`` (see :meth:`FeedForwardNetwork.fit`); sets its fitted attributes."""
     settings = net.settings
     device = torch.device(resolve_device(settings.device))
-    target = settings.max_epochs if epochs is None else min(settings.max_epochs, round(epochs))
+    target = target_epochs(net, epochs)
     classes = np.unique(y)
     if validation is None:
         rows, held = _holdout(len(y), settings.holdout_fraction, net.random_state)
@@ -223,45 +234,99 @@ def train(
     def tensor(values: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
         return torch.as_tensor(np.ascontiguousarray(values), dtype=dtype, device=device)
 
-    X_train, X_check = tensor(X, torch.float32), tensor(X_valid, torch.float32)
+    dtype = getattr(torch, net.dtype)
+    X_train, X_check = tensor(X, dtype), tensor(X_valid, dtype)
     y_train = tensor(np.searchsorted(classes, y), torch.int64)
     known = np.isin(y_valid, classes)
     y_check = tensor(np.where(known, np.searchsorted(classes, y_valid), -1), torch.int64)
 
     with _deterministic(settings.threads):
-        generator = torch.Generator(device=device)
-        generator.manual_seed(int(net.random_state))
-        model = Network(X.shape[1], net.layers, len(classes), net.input_dropout).to(device)
-        model.initialise(generator)
+        model, generator, state = start_training(
+            net, X.shape[1], len(classes), device, path, fingerprint, target
+        )
         optimizer = torch.optim.SGD(model.parameters(), lr=net.learning_rate)
-        state = _load(path, fingerprint, target)
-        if state is not None:
-            model.load_state_dict(state["model"])
+        if "optimizer" in state:
             optimizer.load_state_dict(state["optimizer"])
-            generator.set_state(state["generator"])
-        else:
-            state = {
-                "epoch": 0,
-                "updates": 0,
-                "best_error": float("inf"),
-                "best_epoch": 0,
-                "best_model": None,
-                "wait": 0,
-                "stopped": False,
-            }
         epochs_run = _train_epochs(
             net, model, optimizer, generator, X_train, y_train, X_check, y_check, state, target
         )
-        if path is not None:
-            state.update(
-                model=model.state_dict(),
-                optimizer=optimizer.state_dict(),
-                generator=generator.get_state(),
-                fingerprint=fingerprint,
-            )
-            _save(path, state)
-        if settings.restore_best and state["best_model"] is not None:
-            model.load_state_dict(state["best_model"])
+        finish_training(net, model, optimizer, generator, state, path, fingerprint)
+    set_fitted(net, model, classes, device, state, epochs_run)
+
+
+def target_epochs(net: FeedForwardNetwork, epochs: float | None) -> int:
+    """The total epochs a fit trains to: ``epochs`` rounded, capped by ``max_epochs``."""
+    cap = net.settings.max_epochs
+    return cap if epochs is None else min(cap, round(epochs))
+
+
+def start_training(
+    net: FeedForwardNetwork,
+    n_inputs: int,
+    n_classes: int,
+    device: torch.device,
+    path: Path | None,
+    fingerprint: str,
+    target: int,
+) -> tuple[Network, torch.Generator, dict[str, Any]]:
+    """``net``'s module initialised from its seed's generator, and its training state: both
+    from the checkpoint at ``path`` when that holds this model (``fingerprint``) at no more
+    than ``target`` epochs, else fresh (epoch 0). A loaded state keeps the optimizer's
+    state under ``optimizer``."""
+    generator = torch.Generator(device=device)
+    generator.manual_seed(int(net.random_state))
+    model = Network(n_inputs, net.layers, n_classes, net.input_dropout)
+    model = model.to(device, getattr(torch, net.dtype))
+    model.initialise(generator)
+    state = _load(path, fingerprint, target)
+    if state is not None:
+        model.load_state_dict(state["model"])
+        generator.set_state(state["generator"])
+        return model, generator, state
+    state = {
+        "epoch": 0,
+        "updates": 0,
+        "best_error": float("inf"),
+        "best_epoch": 0,
+        "best_model": None,
+        "wait": 0,
+        "stopped": False,
+    }
+    return model, generator, state
+
+
+def finish_training(
+    net: FeedForwardNetwork,
+    model: Network,
+    optimizer: torch.optim.Optimizer,
+    generator: torch.Generator,
+    state: dict[str, Any],
+    path: Path | None,
+    fingerprint: str,
+) -> None:
+    """After training: the checkpoint saved to ``path`` (when given); then the best epoch's
+    weights loaded into ``model`` when ``restore_best``."""
+    if path is not None:
+        state.update(
+            model=model.state_dict(),
+            optimizer=optimizer.state_dict(),
+            generator=generator.get_state(),
+            fingerprint=fingerprint,
+        )
+        _save(path, state)
+    if net.settings.restore_best and state["best_model"] is not None:
+        model.load_state_dict(state["best_model"])
+
+
+def set_fitted(
+    net: FeedForwardNetwork,
+    model: Network,
+    classes: np.ndarray,
+    device: torch.device,
+    state: dict[str, Any],
+    epochs_run: int,
+) -> None:
+    """``net``'s fitted attributes (:class:`FeedForwardNetwork`) from its training state."""
     model.eval()
     net.model_ = model
     net.classes_ = classes
@@ -271,6 +336,7 @@ def train(
     net.stopped_early_ = bool(state["stopped"])
     net.best_epoch_ = int(state["best_epoch"])
     net.best_error_ = float(state["best_error"])
+    net.errors_ = list(state.get("errors", []))
 
 
 def _train_epochs(
@@ -305,6 +371,7 @@ def _train_epochs(
         run += 1
         model.eval()
         error = _error(model, X_check, y_check)
+        state.setdefault("errors", []).append(error)  # a checkpoint from before: from here
         if error < state["best_error"] - settings.min_delta:
             state.update(best_error=error, best_epoch=state["epoch"], wait=0)
             state["best_model"] = {k: v.detach().clone() for k, v in model.state_dict().items()}
@@ -319,7 +386,8 @@ def predict(net: FeedForwardNetwork, X: np.ndarray) -> np.ndarray:
     model = net.model_
     if len(X) == 0:
         return net.classes_[:0]
-    inputs = torch.as_tensor(np.ascontiguousarray(X), dtype=torch.float32, device=net.device_)
+    dtype = getattr(torch, net.dtype)
+    inputs = torch.as_tensor(np.ascontiguousarray(X), dtype=dtype, device=net.device_)
     with torch.no_grad():
         indices = torch.cat(
             [

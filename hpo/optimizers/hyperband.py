@@ -196,6 +196,12 @@ class Hyperband(Optimizer, MultiFidelity):
             self._points = [self._points[j] for j in order]
         self._asked, self._losses = [], []
 
+    def rung_left(self) -> int:
+        """How many proposals of the current rung ``ask`` has still to give: a rung's
+        configurations are drawn (or promoted) at once, so all of them can be asked before any
+        is told (0 before the first ask and after a rung's last)."""
+        return 0 if self._stage < 0 else len(self._points) - len(self._asked)
+
     def ask(self) -> Proposal:
         if self._stage < 0 or len(self._asked) == len(self._points):
             self._next_stage()
