@@ -66,6 +66,44 @@ def test_skewed_or_unequal_spread_scores_take_kruskal_and_nemenyi() -> None:
     assert 1 < sum(result.tied) < 10
 
 
+def _bimodal(mean: float, spread: float, rng: np.random.Generator) -> np.ndarray:
+    """Scores at mean ± spread (plus a little noise): far from normal, variance ~ spread²."""
+    sign = np.where(rng.random(30) < 0.5, -1.0, 1.0)
+    return mean + spread * (sign + rng.normal(0, 0.05, 30))
+
+
+MEANS = (0.80, 0.79, 0.77, 0.75)
+EQUAL, UNEQUAL = (0.02,) * 4, (0.005, 0.02, 0.04, 0.06)
+
+
+@pytest.mark.parametrize(
+    "normal, equal_variances, expected",
+    [
+        (True, True, PARAMETRIC),
+        (True, False, NON_PARAMETRIC),  # Bartlett rejects alone
+        (False, True, NON_PARAMETRIC),  # Kolmogorov-Smirnov rejects alone
+        (False, False, NON_PARAMETRIC),
+    ],
+)
+def test_anova_and_tukey_only_when_no_group_rejects_normality_and_bartlett_does_not_reject(
+    normal: bool, equal_variances: bool, expected: str
+) -> None:
+    """§3.5.2 (Algorithm 2 as its prose reads): the parametric path needs both normal groups
+    and equal variances; either failure alone sends the scores to Kruskal-Wallis and Nemenyi.
+    Each case's data is checked to lie in its cell with scipy called directly."""
+    rng = np.random.default_rng(11)
+    spreads = EQUAL if equal_variances else UNEQUAL
+    draw = (lambda m, s: rng.normal(m, s, 30)) if normal else (lambda m, s: _bimodal(m, s, rng))
+    groups = [draw(m, s) for m, s in zip(MEANS, spreads, strict=True)]
+    ks = [stats.kstest((g - g.mean()) / g.std(ddof=1), "norm").pvalue for g in groups]
+    assert (min(ks) > 0.05) == normal
+    assert (stats.bartlett(*groups).pvalue > 0.05) == equal_variances
+    result = compare_to_best(groups, alpha=0.05)
+    assert result.test == expected
+    omnibus = stats.f_oneway if expected == PARAMETRIC else stats.kruskal
+    assert result.omnibus_p == pytest.approx(omnibus(*groups).pvalue, rel=1e-12)
+
+
 def test_a_non_significant_omnibus_keeps_every_model() -> None:
     rng = np.random.default_rng(4)
     groups = [rng.normal(0.5, 0.1, size=30) for _ in range(4)]
