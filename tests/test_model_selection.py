@@ -161,6 +161,35 @@ def test_the_ranked_list_puts_tied_models_first_by_compound_rank() -> None:
     assert by_name["m3"].p_value == pytest.approx(stats.tukey_hsd(*groups).pvalue[best, 3])
 
 
+def test_tied_models_with_equal_compound_ranks_are_ordered_by_mean_score() -> None:
+    z = np.random.default_rng(0).normal(size=30)
+    z = (z - z.mean()) / z.std(ddof=1)
+    # a: mean rank 1, sd rank 3 -> 2·1 + 3 = 5; b: mean rank 2, sd rank 1 -> 5; c: 2·3 + 2 = 8
+    candidates = [
+        Candidate("b", tuple(0.79 + 0.01 * z)),
+        Candidate("a", tuple(0.80 + 0.06 * z)),
+        Candidate("c", tuple(0.78 + 0.03 * z)),
+    ]
+    selection = select_models(candidates, alpha=0.05)
+    assert all(m.tied for m in selection.ranked)  # the omnibus test keeps all three
+    assert [(m.name, m.compound_rank) for m in selection.ranked] == [
+        ("a", 5.0),
+        ("b", 5.0),
+        ("c", 8.0),
+    ]
+
+
+def test_interpretability_ranks_higher_values_first() -> None:
+    """Table 3.2: interpretability is a predetermined value, higher is better (unlike speed and
+    simplicity, where lower is)."""
+    candidates = [
+        Candidate("opaque", (0.8, 0.9), interpretability=1.0, complexity=1.0),
+        Candidate("clear", (0.8, 0.9), interpretability=3.0, complexity=3.0),
+    ]
+    np.testing.assert_allclose(rank_models(candidates, {"interpretability": 1.0}), [2.0, 1.0])
+    np.testing.assert_allclose(rank_models(candidates, {"simplicity": 1.0}), [1.0, 2.0])
+
+
 def test_kmeans_keeps_the_best_of_each_cluster() -> None:
     rng = np.random.default_rng(0)
     centres = np.array([[0.1, 0.1], [0.9, 0.1], [0.5, 0.9]])
@@ -170,6 +199,8 @@ def test_kmeans_keeps_the_best_of_each_cluster() -> None:
     expected = sorted(20 * b + int(np.argmax(scores[20 * b : 20 * b + 20])) for b in range(3))
     assert kept == expected
     assert kmeans_filter(points[:5], scores[:5], k=10) == [0, 1, 2, 3, 4]
+    same = np.full((12, 2), 0.5)  # one distinct point: one cluster, its best-scoring member
+    assert kmeans_filter(same, [0.3, 0.9, 0.1, *[0.5] * 9], k=10) == [1]
     assert len(kmeans_filter(points, scores)) == 10
 
 
@@ -195,6 +226,17 @@ def test_algorithm_3_promotes_the_top_models_up_the_tree() -> None:
         *result.promoted[("knn",)],
     }
     assert result.promoted[()] == (result.selection.tied[0].name,)
+
+
+def test_algorithm_3_promotes_only_models_tied_with_the_best() -> None:
+    """Algorithm 3 promotes the top ``top_n`` of the models *not significantly worse than the
+    best*: a leaf with one clear winner promotes it alone, whatever ``top_n``."""
+    rng = np.random.default_rng(5)
+    leaf = [
+        Candidate(f"m{i}", tuple(rng.normal(m, 0.01, 30))) for i, m in enumerate([0.9, 0.6, 0.5])
+    ]
+    result = select_hierarchically({"only": leaf}, alpha=0.05, top_n=3)
+    assert result.promoted[("only",)] == ("m0",)
 
 
 @pytest.mark.parametrize("alpha", [0, 1, -0.1, 1.5, "0.05"])
