@@ -126,6 +126,19 @@ def test_iterated_f_race_finds_the_best_learner_within_its_evaluations(cash):
     assert counts.max() == 10  # survivors raced to the last fold
 
 
+def test_iterated_f_race_takes_irace_s_defaults_from_the_dimension(cash, small):
+    """irace's defaults (seed 004 §2.2.3, B1.6): n_iterations = min_survival = floor(2 + log2 d);
+    iteration j races N_j = floor(B_j / (first_test + min(5, j))) candidates on B_j = (B - used)
+    / (n_iterations - j + 1) evaluations."""
+    assert (small.space.dim, cash.space.dim) == (44, 264)  # floor(2 + log2 d) = 7, 10
+    for space, expected in ((small, 7), (cash, 10)):
+        race = family(IteratedFRace, space, 10, np.random.default_rng(0), max_evaluations=700)
+        assert (race.n_iterations, race.min_survival) == (expected, expected)
+    race = family(IteratedFRace, small, 10, np.random.default_rng(0), max_evaluations=700)
+    race.ask()
+    assert len(race._race) == 16  # B_1 = 700 / 7 = 100; N_1 = floor(100 / (5 + 1))
+
+
 @pytest.mark.parametrize(
     "settings, message",
     [

@@ -176,3 +176,35 @@ def test_table_5_1_rows_are_named_and_datasets_have_one_name() -> None:
     assert header.startswith("| dataset | source | default worst |"), header
     assert "('" not in text and "| tae (teaching) | ours, HRS |" in text
     assert "| balance-scale | seed (Table 5.1) |" in text
+
+
+def test_the_sign_test_counts_the_observed_number_itself() -> None:
+    """One-sided sign test: p = P(X >= below) for X ~ Bin(below + above, 1/2). 8 of 10 below:
+    p = (45 + 10 + 1) / 1024 = 0.0547, not below 0.05 (P(X > 8) would be 0.0107)."""
+    stds = pd.DataFrame({"a": [1.0] * 8 + [3.0] * 2, "b": [2.0] * 10})
+    outcome = claims.lower_std_on_most(stds, "a", "b", "", "")
+    assert outcome.p_value == pytest.approx(56 / 1024)
+    assert outcome.conditions[0][1] is False
+
+
+def test_h1_needs_the_optimised_index_above_the_defaults_not_only_a_small_p() -> None:
+    """H1 is one-directional: six datasets where the optimised index is *below* the best
+    default give the smallest two-sided Wilcoxon p of six (1/32), and the claim is then false."""
+    rows = _on_datasets(synthetic_rows(), 6)
+    worse = (rows["ms_kind"] == "optimized") & (rows["learner"] == "linear_svm")
+    rows.loc[worse, "ms_holdout_mean"] = 0.5
+    outcome = claims.higher_than_defaults(rows)
+    assert outcome.statistic < 0 and outcome.p_value == pytest.approx(1 / 32)
+    assert outcome.conditions[0][1] is False
+
+
+def test_a_dataset_whose_optimised_model_only_ties_the_defaults_has_no_gain() -> None:
+    """§5: where optimisation does not beat the defaults (boost 0: the best default itself, a
+    learner without hyperparameters, wins), the claim reads it as a dataset without a gain."""
+    rows = synthetic_rows()
+    winner = (rows["ms_kind"] == "optimized") & (rows["learner"] == "linear_svm")
+    rows.loc[winner, ["learner", "ms_holdout_mean"]] = ["lda", np.mean([0.74, 0.75, 0.7456])]
+    assert data.table_5_1(rows).iloc[0]["boost %"] == 0
+    outcome = claims.no_gain_means_no_hyperparameters(rows)
+    assert outcome.our_value.startswith("1 of 1 datasets without a gain")
+    assert outcome.conditions[0][1] is True

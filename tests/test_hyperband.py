@@ -12,7 +12,7 @@ from experiments.runner import RunSpec, run
 from experiments.spaces import load_space, space_config
 from hpo.data.catalog import load_dataset
 from hpo.optimizers import make_optimizer
-from hpo.optimizers.hyperband import Hyperband, brackets
+from hpo.optimizers.hyperband import Fidelity, Hyperband, brackets
 
 SEED_SETTINGS = {"mnist": (50, 4, [16, 6, 3]), "mrbi": (100, 3, [81, 34, 15, 8, 5])}
 
@@ -153,3 +153,21 @@ def test_training_shares_serve_learners_that_cannot_resume() -> None:
     shares = trace.groupby("resource")["resource_spent"].agg(["min", "max"])
     np.testing.assert_allclose(shares["min"], [0.25, 0.5, 1.0], atol=0.01)
     np.testing.assert_allclose(shares["max"], [0.25, 0.5, 1.0], atol=0.01)
+
+
+def test_a_rung_never_trains_less_than_one_epoch() -> None:
+    """R = 27, eta = 3, 0.1 epoch per unit: the first rung's r = 1 unit is 0.1 epoch, which every
+    rounding takes up to one whole epoch (a network trains at least one); the last rung's 2.7
+    epochs round to 3, 2 and 3."""
+    for rounding, last in (("round", 3.0), ("floor", 2.0), ("ceil", 3.0)):
+        fidelity = Fidelity("hyperband", 27, 3, 0.1, "epochs", rounding, 1)
+        assert (fidelity.amount(1.0), fidelity.amount(27.0)) == (1.0, last)
+
+
+def test_iterations_repeat_the_whole_plan() -> None:
+    """``iterations`` runs Hyperband's outer loop that many times (Li et al. 2017, Alg. 1
+    repeated): the schedule is the one-iteration plan, whole, that many times."""
+    once = Fidelity("hyperband", 27, 3, 1.0, "epochs", "round", 1).schedule()
+    thrice = Fidelity("hyperband", 27, 3, 1.0, "epochs", "round", 3).schedule()
+    assert thrice == once * 3
+    assert once[0] == (3, 1.0) and len(once) == 27 + 9 + 3 + 1 + 12 + 4 + 1 + 6 + 2 + 4

@@ -66,6 +66,44 @@ def test_skewed_or_unequal_spread_scores_take_kruskal_and_nemenyi() -> None:
     assert 1 < sum(result.tied) < 10
 
 
+def _bimodal(mean: float, spread: float, rng: np.random.Generator) -> np.ndarray:
+    """Scores at mean ± spread (plus a little noise): far from normal, variance ~ spread²."""
+    sign = np.where(rng.random(30) < 0.5, -1.0, 1.0)
+    return mean + spread * (sign + rng.normal(0, 0.05, 30))
+
+
+MEANS = (0.80, 0.79, 0.77, 0.75)
+EQUAL, UNEQUAL = (0.02,) * 4, (0.005, 0.02, 0.04, 0.06)
+
+
+@pytest.mark.parametrize(
+    "normal, equal_variances, expected",
+    [
+        (True, True, PARAMETRIC),
+        (True, False, NON_PARAMETRIC),  # Bartlett rejects alone
+        (False, True, NON_PARAMETRIC),  # Kolmogorov-Smirnov rejects alone
+        (False, False, NON_PARAMETRIC),
+    ],
+)
+def test_anova_and_tukey_only_when_no_group_rejects_normality_and_bartlett_does_not_reject(
+    normal: bool, equal_variances: bool, expected: str
+) -> None:
+    """§3.5.2 (Algorithm 2 as its prose reads): the parametric path needs both normal groups
+    and equal variances; either failure alone sends the scores to Kruskal-Wallis and Nemenyi.
+    Each case's data is checked to lie in its cell with scipy called directly."""
+    rng = np.random.default_rng(11)
+    spreads = EQUAL if equal_variances else UNEQUAL
+    draw = (lambda m, s: rng.normal(m, s, 30)) if normal else (lambda m, s: _bimodal(m, s, rng))
+    groups = [draw(m, s) for m, s in zip(MEANS, spreads, strict=True)]
+    ks = [stats.kstest((g - g.mean()) / g.std(ddof=1), "norm").pvalue for g in groups]
+    assert (min(ks) > 0.05) == normal
+    assert (stats.bartlett(*groups).pvalue > 0.05) == equal_variances
+    result = compare_to_best(groups, alpha=0.05)
+    assert result.test == expected
+    omnibus = stats.f_oneway if expected == PARAMETRIC else stats.kruskal
+    assert result.omnibus_p == pytest.approx(omnibus(*groups).pvalue, rel=1e-12)
+
+
 def test_a_non_significant_omnibus_keeps_every_model() -> None:
     rng = np.random.default_rng(4)
     groups = [rng.normal(0.5, 0.1, size=30) for _ in range(4)]
@@ -123,6 +161,35 @@ def test_the_ranked_list_puts_tied_models_first_by_compound_rank() -> None:
     assert by_name["m3"].p_value == pytest.approx(stats.tukey_hsd(*groups).pvalue[best, 3])
 
 
+def test_tied_models_with_equal_compound_ranks_are_ordered_by_mean_score() -> None:
+    z = np.random.default_rng(0).normal(size=30)
+    z = (z - z.mean()) / z.std(ddof=1)
+    # a: mean rank 1, sd rank 3 -> 2·1 + 3 = 5; b: mean rank 2, sd rank 1 -> 5; c: 2·3 + 2 = 8
+    candidates = [
+        Candidate("b", tuple(0.79 + 0.01 * z)),
+        Candidate("a", tuple(0.80 + 0.06 * z)),
+        Candidate("c", tuple(0.78 + 0.03 * z)),
+    ]
+    selection = select_models(candidates, alpha=0.05)
+    assert all(m.tied for m in selection.ranked)  # the omnibus test keeps all three
+    assert [(m.name, m.compound_rank) for m in selection.ranked] == [
+        ("a", 5.0),
+        ("b", 5.0),
+        ("c", 8.0),
+    ]
+
+
+def test_interpretability_ranks_higher_values_first() -> None:
+    """Table 3.2: interpretability is a predetermined value, higher is better (unlike speed and
+    simplicity, where lower is)."""
+    candidates = [
+        Candidate("opaque", (0.8, 0.9), interpretability=1.0, complexity=1.0),
+        Candidate("clear", (0.8, 0.9), interpretability=3.0, complexity=3.0),
+    ]
+    np.testing.assert_allclose(rank_models(candidates, {"interpretability": 1.0}), [2.0, 1.0])
+    np.testing.assert_allclose(rank_models(candidates, {"simplicity": 1.0}), [1.0, 2.0])
+
+
 def test_kmeans_keeps_the_best_of_each_cluster() -> None:
     rng = np.random.default_rng(0)
     centres = np.array([[0.1, 0.1], [0.9, 0.1], [0.5, 0.9]])
@@ -132,6 +199,8 @@ def test_kmeans_keeps_the_best_of_each_cluster() -> None:
     expected = sorted(20 * b + int(np.argmax(scores[20 * b : 20 * b + 20])) for b in range(3))
     assert kept == expected
     assert kmeans_filter(points[:5], scores[:5], k=10) == [0, 1, 2, 3, 4]
+    same = np.full((12, 2), 0.5)  # one distinct point: one cluster, its best-scoring member
+    assert kmeans_filter(same, [0.3, 0.9, 0.1, *[0.5] * 9], k=10) == [1]
     assert len(kmeans_filter(points, scores)) == 10
 
 
@@ -157,6 +226,17 @@ def test_algorithm_3_promotes_the_top_models_up_the_tree() -> None:
         *result.promoted[("knn",)],
     }
     assert result.promoted[()] == (result.selection.tied[0].name,)
+
+
+def test_algorithm_3_promotes_only_models_tied_with_the_best() -> None:
+    """Algorithm 3 promotes the top ``top_n`` of the models *not significantly worse than the
+    best*: a leaf with one clear winner promotes it alone, whatever ``top_n``."""
+    rng = np.random.default_rng(5)
+    leaf = [
+        Candidate(f"m{i}", tuple(rng.normal(m, 0.01, 30))) for i, m in enumerate([0.9, 0.6, 0.5])
+    ]
+    result = select_hierarchically({"only": leaf}, alpha=0.05, top_n=3)
+    assert result.promoted[("only",)] == ("m0",)
 
 
 @pytest.mark.parametrize("alpha", [0, 1, -0.1, 1.5, "0.05"])

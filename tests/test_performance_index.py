@@ -44,6 +44,15 @@ def test_the_default_index_by_hand() -> None:
     assert score.index == pytest.approx((8 / 13 + 53 / 79 + 8 / 33 + 0.7) / 4)
 
 
+def test_the_f_beta_baseline_averages_over_every_class_the_labels_or_the_assignment_hold() -> None:
+    # class c is in the labels (q_c = 1/4) but not in the training fold (p_c = 0): random
+    # assignment never predicts it, so its F1 is 0 and it counts in the macro mean [decision];
+    # baseline 2qp/(q+p): a 2(1/2)(0.6)/1.1 = 6/11, b 2(1/4)(0.4)/0.65 = 4/13, c 0
+    p = np.array([0.6, 0.4, 0.0])
+    f = PerformanceIndex({"f_beta": 1.0}).score(Y, CLASSES, p, labels=PREDICTED).metric("f_beta")
+    assert f.baseline == pytest.approx((6 / 11 + 4 / 13 + 0) / 3)
+
+
 def test_weights_are_normalised_and_zero_disables_a_metric() -> None:
     index = PerformanceIndex({"accuracy": 3.0, "mcc": 1.0, "brier": 0.0})
     score = index.score(Y, CLASSES, P, labels=PREDICTED)

@@ -158,3 +158,23 @@ def test_the_fig_5_3_claim_reads_kernel_against_shrinking() -> None:
     record = run_claim(claim, priors.LearnedPriors(high, empty, 1e-5, 1.0))
     assert record.status == NOT_REPRODUCED and "concentrated near 0" in record.reason
     assert "moves the density less" not in record.reason
+
+
+def test_simplify_merges_the_closest_neighbours_first() -> None:
+    """SIMPLIFY takes neighbouring pairs closest first: of 0, 0.08 and 0.10 (sd 0.03), the pair
+    0.08, 0.10 merges (into 0.09 by moment matching), and 0 then stays apart; merging the farther
+    pair first would have ended in one component."""
+    mixture = OnlineGaussianMixture([1.0, 1.0, 1.0], [0.0, 0.08, 0.10], [0.03**2] * 3)
+    assert mixture.simplify(threshold=0.9, deviation=0.05) == 1
+    assert sorted(mixture.means) == pytest.approx([0.0, 0.09])
+
+
+def test_identical_components_merge_even_at_threshold_one() -> None:
+    """Fidelity is exp(0) = 1 for identical components, and a merge needs fidelity >= threshold."""
+    mixture = OnlineGaussianMixture([1.0, 1.0], [0.5, 0.5], [0.01, 0.01])
+    assert mixture.simplify(threshold=1.0) == 1 and mixture.means == [0.5]
+
+
+def test_the_prior_of_a_mixture_takes_standard_deviations() -> None:
+    prior = OnlineGaussianMixture([1.0, 3.0], [0.2, 0.6], [0.04, 0.01]).to_prior()
+    assert prior.weights == pytest.approx((0.25, 0.75)) and prior.sigma == pytest.approx((0.2, 0.1))

@@ -359,3 +359,23 @@ def test_a_context_may_name_a_sibling_categorical_as_fig_5_3_does() -> None:
     assert stats.kstest(draws, expected.cdf).pvalue > KS_ALPHA
     other = {"svm__kernel": "sigmoid", "svm__shrinking": "False"}
     assert tree.prior_of("svm__gamma", other) == Uniform(1e-5, 1.0)
+
+
+@pytest.mark.parametrize("low, high", [(7.0, 30.0), (-30.0, -7.0)])
+def test_a_normal_truncated_far_in_a_tail_samples_its_truncated_law(
+    low: float, high: float
+) -> None:
+    """The inverse CDF is taken on the tail's own side: from the other side, the interval's mass
+    (1 − Φ(7) ≈ 1.3e-12, near the smallest a prior may keep) is a difference of numbers near 1,
+    which leaves about 10⁴ representable draws, and 4000 draws would repeat values."""
+    prior = GaussianMixture((1.0,), (0.0,), (1.0,), low, high)
+    draws = prior.sample(np.random.default_rng(0), 4000)
+    assert len(np.unique(draws)) == 4000
+    law = stats.truncnorm(low, high)
+    assert draws.mean() == pytest.approx(law.mean(), abs=0.01)
+    assert draws.std() == pytest.approx(law.std(), rel=0.05)
+
+
+def test_the_uniform_density_holds_on_the_closed_interval() -> None:
+    """eq. 3.2: 1 / (b − a) on [a, b], both ends included (a clipped draw can sit on either)."""
+    assert Uniform(0.0, 2.0).pdf(np.array([0.0, 2.0])).tolist() == [0.5, 0.5]
