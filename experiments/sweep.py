@@ -22,6 +22,7 @@ dies (e.g. out of memory) is detected from the marker its run left and recorded 
 Command line::
 
     python -m experiments.sweep run chapter3 --profile smoke [--jobs N] [--shard i --n-shards k]
+    python -m experiments.sweep run reshuffle --profile local --parts fractions,pm_incumbent
     python -m experiments.sweep status chapter3 --profile smoke
     python -m experiments.sweep consolidate chapter3 --profile smoke
     python -m experiments.sweep cost chapter3 --profile paper --n-shards 500  # before a cluster job
