@@ -14,13 +14,19 @@ mean test error over repetitions; a dataset counts for the method with the lower
   without the datasets whose final retraining reached the fit guard's limit and scored 100 %),
   and how many datasets it would take to detect the thesis's +0.56 pp with the same SD;
 * how optimistic each method's incumbent is: mean of (test error − the incumbent's validation
-  error), the overfitting the thesis attributes the difference to (§3.3.2).
+  error), the overfitting the thesis attributes the difference to (§3.3.2);
+* for every other part (a variant of GP-EI's noise handling, docs/reshuffling.md "Ablations"),
+  what the variant changed against the baseline part (``fractions``), paired by dataset on the
+  datasets both have: gp − gp-r, gp alone and gp-r alone, each as mean ± SE in points with the
+  signed-rank p.
 
 Thesis reference for the same 87 datasets (|D_TVS| ≤ 1403), from the issue's reading of
 Appendix B (not in this repository): gp-r better on 53, worse on 26, mean +0.56 pp, p = 0.0004.
 
-    python -m benchmarks.reshuffle_c31 --profile local [--budgets 25 50] [--json FILE]
-                                       [--gp-noise N]
+    python -m benchmarks.reshuffle_c31 --profile local [--parts fractions pm_incumbent]
+                                       [--budgets 25 50] [--json FILE] [--gp-noise N]
+
+Every part present in the profile's results is reported (``--parts``: only those named).
 
 ``--gp-noise N`` also refits, on the final trace of N runs per (part, method), the GP the
 optimizer ends with (Spearmint's chain, 100 burn-in + 10 samples) at loss scales 1 and 50, and
@@ -34,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -112,15 +119,53 @@ def compare(final: pd.DataFrame, first: str = "gp", second: str = "gp-r") -> dic
     }
 
 
-def report(folder: Path, budgets: list[int | None]) -> list[dict[str, object]]:
-    """One record per (part, budget)."""
+def per_dataset(final: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset, each method's mean test error over repetitions (%) and gp − gp-r."""
+    means = final.pivot_table(index=["dataset", "repetition"], columns="method", values="test")
+    means = means.dropna().groupby(level="dataset").mean()
+    return means.assign(diff=means["gp"] - means["gp-r"])
+
+
+def against_baseline(final: pd.DataFrame, baseline: pd.DataFrame) -> dict[str, float]:
+    """What a variant's part changed against the baseline part, paired by dataset (the
+    datasets both have): mean ± SE in points and the signed-rank p of the change in gp − gp-r
+    (``diff``) and in each method's test error."""
+    variant, base = per_dataset(final), per_dataset(baseline)
+    shared = variant.index.intersection(base.index)
+    record: dict[str, float] = {"paired_datasets": len(shared)}
+    for column in ("diff", "gp", "gp-r"):
+        after, before = variant.loc[shared, column], base.loc[shared, column]
+        change = (after - before).to_numpy()
+        record[f"change_{column}_pp"] = float(change.mean())
+        record[f"change_{column}_se_pp"] = float(change.std(ddof=1) / np.sqrt(len(change)))
+        record[f"change_{column}_p"] = wilcoxon_pvalue(after.to_numpy(), before.to_numpy())
+    return record
+
+
+def report(
+    folder: Path,
+    budgets: list[int | None],
+    parts: list[str] | None = None,
+    baseline: str = "fractions",
+) -> list[dict[str, object]]:
+    """One record per (part, budget), of ``parts`` (all present when None); a part other than
+    ``baseline`` also carries :func:`against_baseline` when the baseline's runs are there."""
     outcomes = load_outcomes(folder)
+    present = sorted(outcomes["part"].unique())
+    unknown = sorted(set(parts or []) - set(present))
+    if unknown:
+        raise ValueError(f"no runs of part {unknown[0]!r}; present: {', '.join(present)}")
     records = []
     for budget in budgets:
         final = errors_at(outcomes, budget)
+        base = final[final["part"] == baseline]
         for part, rows in final.groupby("part", sort=True):
+            if parts and part not in parts:
+                continue
             record: dict[str, object] = {"part": part, "budget": budget or "final"}
             record.update(compare(rows))
+            if part != baseline and len(base):
+                record.update(against_baseline(rows, base))
             records.append(record)
     return records
 
@@ -186,18 +231,30 @@ def _print(records: list[dict[str, object]]) -> None:
             f"{r['optimism_gp_pp']:+.2f}, gp-r {r['optimism_gp-r_pp']:+.2f} pp; mean test "
             f"gp {r['test_gp_pct']:.2f} %, gp-r {r['test_gp-r_pct']:.2f} %"
         )
+        if "paired_datasets" in r:
+            changes = ", ".join(
+                f"{label} {r[f'change_{key}_pp']:+.2f} ± {r[f'change_{key}_se_pp']:.2f} pp "
+                f"(p = {r[f'change_{key}_p']:.3g})"
+                for key, label in (("diff", "gp - gp-r"), ("gp", "gp"), ("gp-r", "gp-r"))
+            )
+            print(f"    against fractions on {r['paired_datasets']} datasets: {changes}")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--profile", default="local")
     parser.add_argument("--results-root", type=Path, default=layout.RESULTS_ROOT)
+    parser.add_argument("--parts", nargs="*", default=None, help="default: every part present")
     parser.add_argument("--budgets", type=int, nargs="*", default=[], help="besides the final")
     parser.add_argument("--json", type=Path, default=None, help="also write the records here")
     parser.add_argument("--gp-noise", type=int, default=0, help="refit the GP on N runs' traces")
     args = parser.parse_args(argv)
     folder = layout.sweep_dir("reshuffle", args.profile, args.results_root)
-    records = report(folder, [*args.budgets, None])
+    try:
+        records = report(folder, [*args.budgets, None], args.parts)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     _print(records)
     if args.json:
         args.json.write_text(json.dumps(records, indent=1, default=float))

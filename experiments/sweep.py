@@ -22,6 +22,7 @@ dies (e.g. out of memory) is detected from the marker its run left and recorded 
 Command line::
 
     python -m experiments.sweep run chapter3 --profile smoke [--jobs N] [--shard i --n-shards k]
+    python -m experiments.sweep run reshuffle --profile local --parts fractions,pm_incumbent
     python -m experiments.sweep status chapter3 --profile smoke
     python -m experiments.sweep consolidate chapter3 --profile smoke
     python -m experiments.sweep cost chapter3 --profile paper --n-shards 500  # before a cluster job
@@ -847,7 +848,11 @@ def _main(argv: list[str] | None = None) -> int:
         default="",
         help="where candidates' method files are: pkg://their_package/conf (comma separated)",
     )
+    parser.add_argument(
+        "--parts", default="", help="only these parts of the profile (comma separated)"
+    )
     args = parser.parse_args(argv)
+    parts = [p for p in args.parts.split(",") if p] or None
     try:
         per_shard = args.command == "status" and args.shard is None and args.n_shards > 1
         args.shard = args.shard or 0
@@ -857,7 +862,9 @@ def _main(argv: list[str] | None = None) -> int:
             names = [n for n in args.candidates.split(",") if n]
             paths = [p for p in args.search_path.split(",") if p]
             add_candidates(args.experiment, args.profile, names, args.results_root, paths)
-        runs = plan(args.experiment, args.profile, args.results_root, args.data_dir)
+        runs = of_parts(
+            plan(args.experiment, args.profile, args.results_root, args.data_dir), parts
+        )
         if args.command == "cost":  # the whole sweep, as a cluster submission of n_shards jobs
             from experiments.cluster import print_cost
 
@@ -891,6 +898,7 @@ def _main(argv: list[str] | None = None) -> int:
                 args.data_dir,
                 args.shard,
                 args.n_shards,
+                parts,
                 n_jobs=args.jobs,
                 max_memory_gb=args.max_memory_gb,
             )

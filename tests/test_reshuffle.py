@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchmarks.reshuffle_c31 import compare, errors_at
+from benchmarks.reshuffle_c31 import against_baseline, compare, errors_at, report
 from experiments.compose import compose_run
 from hpo.evaluation.protocol import ProtocolSettings, RepetitionSplits
 from hpo.optimizers.bayes import GPEIOptimizer
@@ -75,17 +75,17 @@ def test_reshuffled_split_keeps_the_proportion_and_never_touches_test() -> None:
         assert len(fold.valid) == round(len(splits.train_valid) / 3)
 
 
-def _outcomes() -> pd.DataFrame:
+def _outcomes(part: str = "fractions", gp_r_shift: float = 0.0) -> pd.DataFrame:
     rows = []
     diffs = {"a": 0.02, "b": -0.01, "c": 0.0, "d": 0.03}  # gp minus gp-r test error, fraction
     for rep in (0, 1):
         for dataset, diff in diffs.items():
-            for method, error in (("gp", 0.2 + diff), ("gp-r", 0.2)):
+            for method, error in (("gp", 0.2 + diff), ("gp-r", 0.2 + gp_r_shift)):
                 for iteration in (1, 2):
                     rows.append(
                         {
-                            "run_id": f"{dataset}{rep}{method}",
-                            "part": "fractions",
+                            "run_id": f"{part}{dataset}{rep}{method}",
+                            "part": part,
                             "dataset": dataset,
                             "repetition": rep,
                             "method": method,
@@ -107,3 +107,24 @@ def test_compare_counts_datasets_and_measures_in_points() -> None:
     assert result["optimism_gp_pp"] == pytest.approx(11.0)
     early = compare(errors_at(_outcomes(), 1))  # the incumbent after one evaluation
     assert early["ties"] == 4
+
+
+def test_a_variant_is_compared_with_the_baseline_paired_by_dataset() -> None:
+    base = errors_at(_outcomes(), None)
+    variant = errors_at(_outcomes("pm_incumbent", gp_r_shift=-0.01), None)
+    change = against_baseline(variant, base)
+    assert change["paired_datasets"] == 4
+    assert change["change_gp-r_pp"] == pytest.approx(-1.0)  # gp-r 1 point better
+    assert change["change_gp_pp"] == pytest.approx(0.0)
+    assert change["change_diff_pp"] == pytest.approx(1.0)  # gp - gp-r up by 1 point
+
+
+def test_report_covers_every_part_present_or_those_named(tmp_path) -> None:
+    both = pd.concat([_outcomes(), _outcomes("pm_incumbent", gp_r_shift=-0.01)])
+    both.to_parquet(tmp_path / "outcomes.parquet")
+    records = report(tmp_path, [None])
+    assert [r["part"] for r in records] == ["fractions", "pm_incumbent"]
+    assert "paired_datasets" not in records[0] and records[1]["change_diff_pp"] == pytest.approx(1)
+    assert [r["part"] for r in report(tmp_path, [None], ["pm_incumbent"])] == ["pm_incumbent"]
+    with pytest.raises(ValueError, match="no runs of part 'valid_half'; present: fractions, pm_"):
+        report(tmp_path, [None], ["valid_half"])

@@ -15,6 +15,7 @@ import pytest
 
 from analysis import layout
 from experiments.results import without_timing
+from experiments.sweep import _main as sweep_main
 from experiments.sweep import consolidate, execute, plan, run_sweep, status
 
 REPO = Path(__file__).resolve().parents[1]
@@ -185,3 +186,31 @@ def test_hydra_multirun_runs_shards(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "shard 0/2" in result.stdout and "shard 1/2" in result.stdout
     assert all(r.path.exists() for r in plan("ci", "default", tmp_path))
+
+
+TWO_PARTS = """
+name: two
+profiles:
+  default:
+    parts:
+      a: {datasets: [sklearn-iris], methods: [rs], protocols: [holdout], repetitions: 2, budget: 3}
+      b: {datasets: [sklearn-iris, sklearn-wine], methods: [rs], protocols: [holdout],
+          repetitions: 1, budget: 3}
+"""
+
+
+def test_parts_option_restricts_the_command_to_the_named_parts(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    experiment = tmp_path / "two.yaml"
+    experiment.write_text(TWO_PARTS)
+    common = [str(experiment), "--results-root", str(tmp_path)]
+    assert sweep_main(["status", *common]) == 0
+    assert "4 runs: 0 done" in capsys.readouterr().out
+    assert sweep_main(["status", *common, "--parts", "b"]) == 0
+    assert "2 runs: 0 done" in capsys.readouterr().out
+    assert sweep_main(["status", *common, "--parts", "a,b"]) == 0
+    assert "4 runs: 0 done" in capsys.readouterr().out
+    assert sweep_main(["run", *common, "--parts", "c"]) == 2
+    assert "unknown part 'c'; valid: a, b" in capsys.readouterr().err
+    assert not (tmp_path / "two").exists()  # nothing written

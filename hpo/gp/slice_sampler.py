@@ -237,13 +237,23 @@ class HyperChain:
     On the first :meth:`sample` the state is initialised from the data (``ls = 1``,
     ``amp2 = std(y) + 1e-4``, ``noise = 1e-3``, ``mean = mean(y)``) and burnt in for ``burnin``
     transitions; later calls continue the chain from where it stopped.
+
+    ``fixed_noise``: the noise variance held at this value (initial state included) and the
+    joint update restricted to ``(mean, amp2)``, as Spearmint's ``_sample_noiseless`` (which
+    holds it at 1e-3); ``None`` (default): sampled.
     """
 
     def __init__(
-        self, kernel: Kernel, priors: Priors, burnin: int = 100, log_hypers: bool = False
+        self,
+        kernel: Kernel,
+        priors: Priors,
+        burnin: int = 100,
+        log_hypers: bool = False,
+        fixed_noise: float | None = None,
     ) -> None:
         self.kernel = kernel
         self.log_hypers = log_hypers
+        self.fixed_noise = fixed_noise
         self.priors = priors
         self.burnin = burnin
         self.state: Hypers | None = None
@@ -287,7 +297,7 @@ class HyperChain:
             self.state = Hypers(
                 mean=np.array([y.mean()]),
                 amp2=np.array([y.std() + 1e-4]),
-                noise=np.array([1e-3]),
+                noise=np.array([1e-3 if self.fixed_noise is None else self.fixed_noise]),
                 ls=np.ones((1, X.shape[1])),
             )
             n_burn = self.burnin
@@ -320,6 +330,30 @@ class HyperChain:
             amp2, noise = slice_sample(theta[1:], log_pair, rng)
         return mean, float(amp2), float(noise)
 
+    def _fixed_noise_transition(
+        self, theta: np.ndarray, y: np.ndarray, log_joint: LogDensity, rng: np.random.Generator
+    ) -> tuple[float, float, float]:
+        """The joint update with the noise held at :attr:`fixed_noise`: ``(mean, amp2)`` (in
+        ``(mean, log amp2)`` with ``log_hypers``), or ``amp2`` alone when every observation is
+        equal and the mean is pinned."""
+        noise = float(self.fixed_noise)  # type: ignore[arg-type]
+        pinned = np.ptp(y) == 0
+        free = theta[1:2] if pinned else theta[:2]
+        logged = len(free) - 1  # amp2 is the last free coordinate
+
+        def point(z: np.ndarray) -> np.ndarray:
+            amp2 = np.exp(z[logged]) if self.log_hypers else z[logged]
+            return np.array([y[0] if pinned else z[0], amp2, noise])
+
+        def target(z: np.ndarray) -> float:
+            return log_joint(point(z)) + (z[logged] if self.log_hypers else 0.0)
+
+        start = free.copy()
+        if self.log_hypers:
+            start[logged] = np.log(start[logged])
+        mean, amp2, _ = point(slice_sample(start, target, rng))
+        return float(mean), float(amp2), noise
+
     def _transition(
         self, terms: np.ndarray | BlockLikelihood, y: np.ndarray, rng: np.random.Generator
     ) -> Hypers:
@@ -340,7 +374,9 @@ class HyperChain:
             return joint_likelihood(mean, amp2, noise) + prior
 
         theta = np.concatenate([state.mean, state.amp2, state.noise])
-        if np.ptp(y) == 0:  # all observations equal: the mean's support is one point, pinned
+        if self.fixed_noise is not None:
+            mean, amp2, noise = self._fixed_noise_transition(theta, y, log_joint, rng)
+        elif np.ptp(y) == 0:  # all observations equal: the mean's support is one point, pinned
             mean, amp2, noise = self._pinned_mean_transition(theta, y[0], log_joint, rng)
         elif self.log_hypers:  # slice in (mean, log amp2, log noise); log-Jacobian added
 

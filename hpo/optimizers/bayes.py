@@ -32,6 +32,7 @@ INITIAL_DESIGNS = ("sobol", "random", "random_valid")
 PM_DOMAINS = ("space", "observed")
 PRIORS = ("spearmint", "lognormal")
 ACQUISITION_OPTIMIZERS = ("grid_lbfgs", "random", "local_search")
+EI_INCUMBENTS = ("observed_min", "posterior_mean_min")
 N_INITIAL = 2  # Spearmint proposes without a GP while fewer than 2 results are complete
 
 
@@ -76,6 +77,15 @@ class GPEIOptimizer(SurrogateOptimizer):
       priors (horseshoe 0.1 on the noise, log-normal(0, 1) on the amplitude) are scale-dependent,
       so the scale changes the GP's posterior, its expected improvement and the proposals. The
       incumbents (argmin of the losses) do not depend on it;
+    * ``ei_incumbent``: the value EI improves on. ``"observed_min"`` (default): the lowest
+      observed loss, Spearmint's ``best = np.min(vals)``; ``"posterior_mean_min"`` (not
+      Spearmint): the lowest sample-averaged latent posterior mean at the observed points, the
+      usual remedy for EI on noisy observations (a noisy low draw no longer sets the bar). The
+      points jittered around the incumbent follow: around the observed point with that lowest
+      mean;
+    * ``fixed_noise`` (``None``: sampled under the horseshoe prior, Spearmint's default): the
+      noise variance held at this value, in the GP's loss units, while the mean and amplitude
+      are slice-sampled as before. Spearmint's ``noiseless=1`` is ``fixed_noise=1e-3``;
     * ``log_hypers`` (not Spearmint, off by default): slice-sample ``(mean, log amp2, log
       noise)`` instead of ``(mean, amp2, noise)``, same posterior (Jacobian included). In the
       raw parameterisation the joint update freezes once the noise is small (every random
@@ -104,6 +114,8 @@ class GPEIOptimizer(SurrogateOptimizer):
         standardize: bool = False,
         log_hypers: bool = False,
         loss_scale: float = 1.0,
+        ei_incumbent: str = "observed_min",
+        fixed_noise: float | None = None,
         priors: str = "spearmint",
         acquisition_optimizer: str = "grid_lbfgs",
         n_candidates: int = 1000,
@@ -118,6 +130,9 @@ class GPEIOptimizer(SurrogateOptimizer):
         _check_choice("pm_domain", pm_domain, PM_DOMAINS)
         _check_choice("priors", priors, PRIORS)
         _check_choice("acquisition_optimizer", acquisition_optimizer, ACQUISITION_OPTIMIZERS)
+        _check_choice("ei_incumbent", ei_incumbent, EI_INCUMBENTS)
+        if fixed_noise is not None and not fixed_noise > 0:
+            raise ValueError(f"fixed_noise must be > 0 or None, got {fixed_noise!r}")
         for name, value in (
             ("n_samples", n_samples),
             ("grid_size", grid_size),
@@ -137,7 +152,10 @@ class GPEIOptimizer(SurrogateOptimizer):
         self.sampler = space_sampler(space, impute=impute)
         self.pm_domain = pm_domain
         prior = make_priors(priors, noise_scale, amp2_scale, max_ls)
-        self.chain = HyperChain(self.kernel, prior, burnin=burnin, log_hypers=log_hypers)
+        self.chain = HyperChain(
+            self.kernel, prior, burnin=burnin, log_hypers=log_hypers, fixed_noise=fixed_noise
+        )
+        self.ei_incumbent = ei_incumbent
         self.standardize = standardize
         self.loss_scale = float(loss_scale)
         self._chain_units = (0.0, 1.0)  # (shift, scale) of the losses the chain state refers to
@@ -210,9 +228,12 @@ class GPEIOptimizer(SurrogateOptimizer):
         self._chain_in_current_units(self.chain)
         self._chain_units = self._units(self._scaled_losses())
         hypers = self.chain.sample(X, y, self.n_samples, self.rng)
-        acquisition = ExpectedImprovement(make_posterior(self.kernel, X, y, hypers), best_f=y.min())
+        posterior = make_posterior(self.kernel, X, y, hypers)
+        values = y if self.ei_incumbent == "observed_min" else posterior.mean(X).mean(axis=0)
+        best = int(np.argmin(values))
+        acquisition = ExpectedImprovement(posterior, best_f=values[best])
         self.last_acquisition = acquisition
-        incumbent = X[int(np.argmin(y))]
+        incumbent = X[best]
         u = self.acquisition_optimizer.maximize(acquisition, X, incumbent, self.rng)
         return Proposal(u=u, batch=n + 1)
 
