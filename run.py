@@ -37,6 +37,7 @@ from experiments.config import (
     open_settings,
     spec_from_config,
 )
+from experiments.journal import Journal, check_journaled, journal_path
 from experiments.progress import interval_seconds
 from experiments.results import run_filename
 from experiments.runner import RunSpec
@@ -47,14 +48,23 @@ from hpo.data.catalog import DatasetError
 def _single_run(cfg: DictConfig) -> None:
     spec = spec_from_config(OmegaConf.to_container(cfg, resolve=True))
     path = Path(cfg.results_dir) / run_filename(spec)
+    journal = None
+    if boolean("journal", cfg.journal):
+        check_journaled(spec)
     created = [folder for folder in (path.parent, *path.parent.parents) if not folder.exists()]
     finished_before, sidecar = path.exists(), predictions_path(path)
     sidecar_before = sidecar.exists()
 
     def leave_nothing(err: BaseException) -> None:
-        """A refused or interrupted run leaves no folder or sidecar behind."""
+        """A refused or interrupted run leaves no folder or sidecar behind (with a journal:
+        none but the journal's, which keeps the finished evaluations)."""
         if isinstance(err, Interrupted) and path.exists() and not finished_before:
             err.outcome = f"the run had finished, its results are kept: {path}"
+        elif isinstance(err, Interrupted) and journal is not None and journal.entries:
+            err.outcome = (
+                f"{len(journal.entries)} evaluations kept in {journal.path}; "
+                "the same command resumes from them"
+            )
         if not path.exists() and sidecar.exists() and not sidecar_before:
             sidecar.unlink(missing_ok=True)  # stopped between the sidecar and the results file
         for folder in created:  # deepest first; stops at the first one that is not empty
@@ -65,20 +75,33 @@ def _single_run(cfg: DictConfig) -> None:
 
     try:
         with HardExit(leave_nothing):  # Ctrl-C during a long fit in C ends the run too
-            _run_once(cfg, spec, path)
+            finished, messages = prepare(path, spec, boolean("rerun_stale", cfg.rerun_stale))
+            if boolean("journal", cfg.journal) and not finished:
+                journal = Journal(journal_path(path), path.name)
+                if journal.entries:
+                    messages.append(
+                        f"resuming: {len(journal.entries)} evaluations recorded in {journal.path}"
+                    )
+            _run_once(cfg, spec, path, finished, messages, journal)
     except BaseException as err:
         leave_nothing(err)
         raise
 
 
-def _run_once(cfg: DictConfig, spec: RunSpec, path: Path) -> None:
-    finished, messages = prepare(path, spec, boolean("rerun_stale", cfg.rerun_stale))
+def _run_once(
+    cfg: DictConfig,
+    spec: RunSpec,
+    path: Path,
+    finished: bool,
+    messages: list[str],
+    journal: Journal | None,
+) -> None:
     for message in messages:
         print(message, file=sys.stderr)
     if finished:
         print(f"already finished, not run again (results are never overwritten): {path}")
     else:
-        run_and_save(spec, path, cfg.data_dir, show_progress=True)
+        run_and_save(spec, path, cfg.data_dir, show_progress=True, journal=journal)
     summary = summarize(path)
     print(summary.to_string(index=False, na_rep="n/a"))
     for note in footnotes(path):

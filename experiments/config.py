@@ -48,6 +48,7 @@ TOP_LEVEL_KEYS = (
     "data_dir",
     "results_dir",
     "rerun_stale",
+    "journal",
     "curves",
     "pm_domain",
     "predictions",

@@ -20,6 +20,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -303,6 +304,22 @@ def read_run(path: Path) -> pd.DataFrame:
 def without_timing(table: pd.DataFrame) -> pd.DataFrame:
     """The table minus timing and provenance-time columns (for determinism checks)."""
     return table.drop(columns=[c for c in TIMING_COLUMNS if c in table.columns])
+
+
+def bit_differences(a: pd.DataFrame, b: pd.DataFrame) -> list[str]:
+    """The columns whose values differ in any bit (floats by their IEEE-754 patterns)."""
+    if list(a.columns) != list(b.columns) or len(a) != len(b):
+        return [f"shape or columns differ: {list(a.columns)} vs {list(b.columns)}"]
+    differing = []
+    for column in a.columns:
+        x, y = a[column].to_numpy(), b[column].to_numpy()
+        if x.dtype.kind == "f":
+            same = x.dtype == y.dtype and np.array_equal(x.view(np.uint64), y.view(np.uint64))
+        else:
+            same = pd.Series(x).equals(pd.Series(y))
+        if not same:
+            differing.append(column)
+    return differing
 
 
 def spec_from_file(path: Path) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import importlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -55,6 +55,9 @@ from hpo.rules.final_selection import SelectionRule, population_ends
 from hpo.rules.registry import RULE_NAMES, make_rule
 from hpo.space.priors import PriorSpace, prior_space_from_config
 from hpo.space.search_space import Categorical, Integer, Space
+
+if TYPE_CHECKING:
+    from experiments.journal import Journal
 
 PREDICTION_KINDS = {"valid": 0, "selection": 1, "test": 2}
 
@@ -241,14 +244,20 @@ def run(
     data: Dataset | None = None,
     data_dir: str | None = None,
     progress: Progress | None = None,
+    journal: Journal | None = None,
 ) -> RunResult:
     """Run ``spec`` through its optimizer's trial loop (:data:`TRIAL_LOOPS`): the folds loop of
     this module, or the instance loop of the optimizers that race configurations over instances
     (seed 004's, :func:`experiments.autoweka.run_on_instances`). ``progress`` (e.g. a progress
-    bar) hears of every evaluation; it cannot change the results."""
+    bar) hears of every evaluation; it cannot change the results. A ``journal`` (folds loop
+    only, :func:`experiments.journal.check_journaled`) records the evaluations and resumes
+    from those it holds."""
     loop = optimizer_class(spec.optimizer).trial_loop
     module, _, name = TRIAL_LOOPS[loop].partition(":")
-    return getattr(importlib.import_module(module), name)(spec, data, data_dir, progress)
+    function = getattr(importlib.import_module(module), name)
+    if journal is not None:
+        return function(spec, data, data_dir, progress, journal=journal)
+    return function(spec, data, data_dir, progress)
 
 
 def run_on_folds(
@@ -256,6 +265,7 @@ def run_on_folds(
     data: Dataset | None = None,
     data_dir: str | None = None,
     progress: Progress | None = None,
+    journal: Journal | None = None,
 ) -> RunResult:
     """The loop every study but seed 004 runs: each proposal is scored on the folds of its
     batch's split; then every rule's choices are tested and the post-run stages run."""
@@ -268,6 +278,7 @@ def run_on_folds(
             setup.evaluator,
             list(setup.rules.values()),
             progress,
+            journal,
         )
     finally:
         setup.evaluator.close()
@@ -405,8 +416,11 @@ def _optimize(
     evaluator: Evaluator,
     rules: list[SelectionRule],
     progress: Progress | None = None,
+    journal: Journal | None = None,
 ) -> list[_Evaluation]:
     """The ask / evaluate / tell loop; rules observe the optimizer after every evaluation.
+    With a ``journal`` its recorded evaluations answer the first asks and every new one is
+    appended to it (:mod:`experiments.journal`).
 
     With ``spec.time_budget`` the loop starts no evaluation once that many seconds of
     ``spec.time_budget_kind`` (wall, or CPU of this process and its fit children) have passed,
@@ -444,14 +458,31 @@ def _optimize(
         ask_seconds = time.perf_counter() - started
         config, u = decoded(proposal)
         learner_config = prior_space.learner_config(config)
-        scored = evaluator.validate(
-            learner_config, proposal.batch, **_resource_of(optimizer, proposal.resource)
+        resource = _resource_of(optimizer, proposal.resource)
+        replayed = (
+            journal.replay(evaluator, learner_config, proposal.batch, resource)
+            if (journal is not None and journal.replaying)
+            else None
         )
+        if replayed is None:
+            scored = evaluator.validate(learner_config, proposal.batch, **resource)
+        else:
+            scored = replayed.scored
         started = time.perf_counter()
         if isinstance(optimizer, PredictionsConsumer):
             optimizer.observe_predictions(proposal, scored.predictions)
         optimizer.tell(proposal, scored.valid_loss)
         tell_seconds = time.perf_counter() - started
+        if replayed is None:
+            optimizer_seconds = ask_seconds + tell_seconds
+            elapsed = time.perf_counter() - loop_started
+        else:  # its recorded times; the clock goes on from its end
+            optimizer_seconds, elapsed = replayed.optimizer_seconds, replayed.elapsed_seconds
+            loop_started = time.perf_counter() - elapsed
+        if journal is not None and replayed is None:
+            journal.record(
+                learner_config, proposal.batch, resource, scored, optimizer_seconds, elapsed
+            )
         # with a time budget any evaluation may be the last one
         wanted = spec.curves or iteration == spec.budget or spec.time_budget is not None
         for rule in rules:
@@ -464,8 +495,8 @@ def _optimize(
                 config,
                 learner_config,
                 scored,
-                ask_seconds + tell_seconds,
-                time.perf_counter() - loop_started,
+                optimizer_seconds,
+                elapsed,
                 proposal.bracket,
             )
         )

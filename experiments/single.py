@@ -14,6 +14,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from experiments.interrupt import writing_results
+from experiments.journal import Journal
 from experiments.progress import RunProgress, StatusLines, interval_seconds, on_terminal
 from experiments.results import (
     ensure_writable,
@@ -56,14 +57,16 @@ def loss_text(dataset: str) -> Callable[[float], str]:
     return lambda loss: f"error {100 * loss:.2f}%"
 
 
-def _run_with_progress(spec: RunSpec, data_dir: str | None, data: Dataset | None) -> RunResult:
+def _run_with_progress(
+    spec: RunSpec, data_dir: str | None, data: Dataset | None, journal: Journal | None
+) -> RunResult:
     """``run`` with a bar on a terminal (stderr), else a progress line at a steady interval."""
     watch = RunProgress(
         f"{spec.run_method} {spec.dataset}", planned_evaluations(spec), loss_text(spec.dataset)
     )
     if not on_terminal():
         with StatusLines(watch.line, interval_seconds()):
-            return run(spec, data=data, data_dir=data_dir, progress=watch)
+            return run(spec, data=data, data_dir=data_dir, progress=watch, journal=journal)
     with tqdm(total=watch.total, desc=watch.label, unit="eval") as bar:
 
         def advance(iteration: int, loss: float) -> None:
@@ -71,7 +74,7 @@ def _run_with_progress(spec: RunSpec, data_dir: str | None, data: Dataset | None
             bar.set_postfix_str(watch.best_text(), refresh=False)
             bar.update(1)
 
-        return run(spec, data=data, data_dir=data_dir, progress=advance)
+        return run(spec, data=data, data_dir=data_dir, progress=advance, journal=journal)
 
 
 def run_and_save(
@@ -80,22 +83,28 @@ def run_and_save(
     data_dir: str | None = None,
     data: Dataset | None = None,
     show_progress: bool = False,
+    journal: Journal | None = None,
 ) -> Path:
     """Execute ``spec`` and write its results to ``path``, unless that file exists
     (``show_progress``: a progress bar on a terminal, else a progress line on stderr every
-    ``$HPO_PROGRESS_SECONDS`` seconds, :mod:`experiments.progress`)."""
+    ``$HPO_PROGRESS_SECONDS`` seconds, :mod:`experiments.progress`). With a ``journal`` the run
+    resumes from the evaluations it holds and records the others; it is removed once the
+    results are written (:mod:`experiments.journal`)."""
     if path.exists():
         return path
     started = time.perf_counter()
     if show_progress:
-        result = _run_with_progress(spec, data_dir, data)
+        result = _run_with_progress(spec, data_dir, data, journal)
     else:
-        result = run(spec, data=data, data_dir=data_dir)
+        result = run(spec, data=data, data_dir=data_dir, journal=journal)
     try:
         with writing_results():
-            return write_run(result, path, spec, time.perf_counter() - started)
+            written = write_run(result, path, spec, time.perf_counter() - started)
     except FileExistsError:  # another worker finished the same run first: same results
-        return path
+        written = path
+    if journal is not None:
+        journal.remove()
+    return written
 
 
 def reuse_existing(path: Path, spec: RunSpec, rerun_stale: bool = False) -> tuple[bool, list[str]]:

@@ -16,11 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.results import without_timing
+from experiments.results import bit_differences, without_timing
 
 REPO = Path(__file__).resolve().parents[1]
 PLANTED_UNSEEDED_DRAW = """
@@ -52,22 +51,6 @@ def _run_in_fresh_process(args: list[str], out: Path, env: dict[str, str]) -> pd
     assert result.returncode == 0, result.stderr
     (path,) = out.rglob("*.parquet")
     return without_timing(pd.read_parquet(path))
-
-
-def bit_differences(a: pd.DataFrame, b: pd.DataFrame) -> list[str]:
-    """The columns whose values differ in any bit (floats by their IEEE-754 patterns)."""
-    if list(a.columns) != list(b.columns) or len(a) != len(b):
-        return [f"shape or columns differ: {list(a.columns)} vs {list(b.columns)}"]
-    differing = []
-    for column in a.columns:
-        x, y = a[column].to_numpy(), b[column].to_numpy()
-        if x.dtype.kind == "f":
-            same = x.dtype == y.dtype and np.array_equal(x.view(np.uint64), y.view(np.uint64))
-        else:
-            same = pd.Series(x).equals(pd.Series(y))
-        if not same:
-            differing.append(column)
-    return differing
 
 
 @pytest.mark.parametrize(

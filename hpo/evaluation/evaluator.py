@@ -379,6 +379,33 @@ class Evaluator:
         order = seeding.rng(seed, dataset, repetition, *purpose).permutation(len(train))
         return np.sort(train[order[: max(1, math.ceil(share * len(train)))]])
 
+    def _valid_key(
+        self,
+        config: Mapping[str, object],
+        batch: int,
+        resource: float | None,
+        resource_kind: str,
+    ) -> tuple:
+        key = (config_key(config), self.splits.split_key(batch))
+        if resource is not None:
+            key = (*key, resource_kind, float(resource))
+        return key
+
+    def remember(
+        self,
+        config: Mapping[str, object],
+        batch: int,
+        validation: Validation,
+        resource: float | None = None,
+        resource_kind: str = "epochs",
+    ) -> None:
+        """Learn ``validation`` as :meth:`validate`'s answer for ``config`` on ``batch`` without
+        fitting (a resumed run's recorded evaluations, :mod:`experiments.journal`); the first
+        answer is the one kept, as :meth:`validate` keeps it."""
+        self._valid_cache.setdefault(
+            self._valid_key(config, batch, resource, resource_kind), validation
+        )
+
     def validate(
         self,
         config: Mapping[str, object],
@@ -389,9 +416,7 @@ class Evaluator:
         """The fold means of the validation and selection losses of ``config`` on ``batch``'s
         folds (a configuration already scored on the same folds is not fitted again), trained
         up to ``resource`` (``epochs`` or ``train_fraction``) when one is given."""
-        key = (config_key(config), self.splits.split_key(batch))
-        if resource is not None:
-            key = (*key, resource_kind, float(resource))
+        key = self._valid_key(config, batch, resource, resource_kind)
         if key in self._valid_cache:
             cached = self._valid_cache[key]
             spent = None if cached.resource_spent is None else 0.0
