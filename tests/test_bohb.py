@@ -189,3 +189,42 @@ def test_the_surrogates_svm_part_runs_bohb_on_hyperbands_plan_in_every_profile()
         assert overrides["bohb"] == overrides["hyperband"], name
         assert overrides["bohb"]["optimizer.settings.resource"] == "train_fraction"
     assert set(svm.METHODS) >= {"rs", "gp", "hyperband", "bohb"}
+
+
+def _drive_rungs(optimizer, space, ahead: bool) -> list[tuple[int, float, str, str]]:
+    """As :func:`_drive`, but with ``ahead`` each rung's proposals are asked (``rung_left``)
+    before the first is told, as the runner's ``batch_networks`` asks them; (bracket,
+    resource, configuration, SMAC's origin of it) of every proposal."""
+    seen = []
+    while True:
+        try:
+            rung = [optimizer.ask()]
+        except StopIteration:
+            return seen
+        for _ in range(optimizer.rung_left() if ahead else 0):
+            rung.append(optimizer.ask())
+        for proposal in rung:
+            origin = optimizer._pending[proposal.batch].config.origin  # type: ignore[attr-defined]
+            u = space.encode(proposal.config)
+            optimizer.tell(proposal, float(np.sum((u - 0.3) ** 2) + 1.0 / proposal.resource))
+            seen.append((proposal.bracket, proposal.resource, json.dumps(proposal.config), origin))
+
+
+def test_asking_a_rung_ahead_gives_the_proposals_of_asking_one_at_a_time() -> None:
+    """SMAC fixes a stage's configurations before any of its trials is told (the draw of a
+    bracket's first stage, the promotion of complete stages: bohb.py's docstring), so asking
+    a whole rung before telling it gives the same proposals, model-based ones included (R =
+    9, eta = 3: rungs of 9, 3, 1; 5, 1; 3 configurations; the model fitted from 3 results on a
+    budget)."""
+    space = load_space("ffnn_mrbi")
+    runs = {}
+    for ahead in (False, True):
+        optimizer = make_optimizer(
+            "bohb", space, 10_000, np.random.default_rng(3), max_resource=9, eta=3,
+            min_points=3,
+        )  # fmt: skip
+        runs[ahead] = _drive_rungs(optimizer, space, ahead)
+    assert runs[True] == runs[False]
+    assert len(runs[False]) == sum(g.n for b in brackets(9, 3) for g in b)
+    origins = {str(origin).split(" ")[0] for *_, origin in runs[False]}
+    assert {"Initial", "Random", "Acquisition"} <= origins, origins
