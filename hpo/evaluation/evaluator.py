@@ -32,7 +32,8 @@ rows (a seeded subset, nested as the share grows). ``Validation.resource_spent``
 actually used (epochs, fewer after early stopping; or the shares). Without a resource nothing
 changes. :meth:`Evaluator.pretrain` trains several networks' folds at once
 (:mod:`hpo.learners.batched_network`) into those checkpoints before they are validated one by
-one; each validation then credits the epochs and seconds its network was trained there.
+one (to a resource, or to a full evaluation's end, which that validation then resumes); each
+validation then credits the epochs and seconds its network was trained there.
 """
 
 from __future__ import annotations
