@@ -3,7 +3,9 @@ in float64 each member ends as training it alone with the same seed (final weigh
 TOLERANCE, the same per-epoch validation errors, best and early-stopping epochs), its padding is
 exactly 0, permuting the members permutes the results, checkpoints pass between the two
 trainers, and Hyperband promotes the same configurations batched and sequential, as a library
-(float64) and in a run with ``batch_networks`` on (float32)."""
+(float64) and in a run with ``batch_networks`` on (float32); runs of BOHB and random search
+give the same traces with it on (their rungs, or batches of ``batch_networks_size``, asked
+ahead), and the batch size is part of a run's identity only where it can change the run."""
 
 from __future__ import annotations
 
@@ -216,13 +218,22 @@ def test_hyperband_promotes_the_same_configurations_batched_and_sequential(
     assert len({loss for *_, loss in sequential}) > 3  # the losses do rank the configurations
 
 
-def _runs_both_ways(monkeypatch, space_name: str, **spec) -> tuple[list[int], dict]:
-    """One run on sklearn-digits with ``batch_networks`` off and on (float32, the learner's
-    dtype; rates up to 1, not the space's 10: above about 1 training can be chaotic, and the
-    batched kernels' other rounding grow to other losses, docs/surrogates-hyperband.md);
-    returns the sizes of the batched trainer's calls and each trace, timings left out."""
-    from experiments.runner import RunSpec, run
+def _network_space(name: str) -> dict:
+    """Space ``name`` at 4 epochs with patience 2 and learning rates up to 1, not the space's
+    10: above about 1 training can be chaotic, and the batched kernels' other rounding grow
+    to other losses (docs/surrogates-hyperband.md)."""
     from experiments.spaces import space_config
+
+    space = copy.deepcopy({**space_config(name), "settings": {"patience": 2, "max_epochs": 4}})
+    space["parameters"]["learning_rate"]["high"] = 1.0
+    return space
+
+
+def _runs_both_ways(monkeypatch, spec_with) -> tuple[list[int], dict]:
+    """The run ``spec_with(batch_networks)`` on sklearn-digits with batching off and on
+    (float32, the learner's dtype); returns the sizes of the batched trainer's calls and
+    each trace, timings left out."""
+    from experiments.runner import run
     from hpo.data.catalog import load_dataset
     from hpo.learners import batched_network
 
@@ -233,29 +244,22 @@ def _runs_both_ways(monkeypatch, space_name: str, **spec) -> tuple[list[int], di
         return fit_together(nets, *args, **kwargs)
 
     monkeypatch.setattr(batched_network, "fit_together", counted)
-    space = copy.deepcopy(
-        {**space_config(space_name), "settings": {"patience": 2, "max_epochs": 4}}
-    )
-    space["parameters"]["learning_rate"]["high"] = 1.0
     data = load_dataset("sklearn-digits")
     traces = {}
     for setting in ("off", "on"):
-        optimizer = spec["optimizer"]
-        rules = {optimizer: "best_validation"}
-        trace = run(RunSpec("sklearn-digits", rules=rules, space=space, batch_networks=setting,
-                            **spec), data).trace  # fmt: skip
+        trace = run(spec_with(setting), data).trace
         timing = [c for c in trace.columns if "seconds" in c]
         traces[setting] = trace.drop(columns=timing)
     return calls, traces
 
 
-def test_a_hyperband_run_is_the_same_with_its_rungs_batched(monkeypatch) -> None:
+def test_a_hyperband_run_is_the_same_with_its_rungs_batched(monkeypatch, plan_spec) -> None:
     """The pipeline (``batch_networks=on``): each rung's networks trained together on their
     fold into their checkpoints, then validated one by one; the same trace (losses, epochs
     spent, promotions), as training one network at a time."""
-    settings = {"max_resource": 4, "eta": 2, "unit": 1}
+    space = _network_space("ffnn_mrbi")
     calls, traces = _runs_both_ways(
-        monkeypatch, "ffnn_mrbi", optimizer="hyperband", budget=1000, optimizer_settings=settings
+        monkeypatch, lambda setting: plan_spec("hyperband", space, batch_networks=setting)
     )
     assert calls == [4, 2, 3, 3]  # the rungs of more than one network: 4 @ 1, 2 @ 2, 3 @ 2, 3 @ 4
     pd_testing.assert_frame_equal(traces["on"], traces["off"])
@@ -263,16 +267,17 @@ def test_a_hyperband_run_is_the_same_with_its_rungs_batched(monkeypatch) -> None
     assert (off["resource_spent"] < off["resource"]).any()  # some stopped early
 
 
-def test_a_bohb_run_is_the_same_with_its_rungs_batched(monkeypatch) -> None:
+def test_a_bohb_run_is_the_same_with_its_rungs_batched(monkeypatch, plan_spec) -> None:
     """BOHB's rungs are fixed before any of them is told (hpo/optimizers/bohb.py), so they are
     asked ahead and trained together too: the same trace (configurations, losses, epochs
-    spent, promotions) (R = 8, eta = 2: 35
-    evaluations; the model fitted from 3 results on a budget)."""
+    spent, promotions) (R = 8, eta = 2: 35 evaluations; the model fitted from 3 results on a
+    budget)."""
     pytest.importorskip("smac")
-    settings = {"max_resource": 8, "eta": 2, "unit": 1, "min_points": 3}
+    space, settings = _network_space("ffnn_mnist"), {"max_resource": 8, "min_points": 3}
     calls, traces = _runs_both_ways(
-        monkeypatch, "ffnn_mnist", optimizer="bohb", budget=1000, optimizer_settings=settings
-    )
+        monkeypatch, lambda setting: plan_spec("bohb", space, settings=settings,
+                                               batch_networks=setting)
+    )  # fmt: skip
     # the rungs of more than one network, bracket by bracket: 8 @ 1, 4 @ 2, 2 @ 4; 6 @ 2,
     # 3 @ 4; 4 @ 4, 2 @ 8; 4 @ 8
     assert calls == [8, 4, 2, 6, 3, 4, 2, 4]
@@ -286,9 +291,15 @@ def test_a_random_search_run_is_the_same_with_its_networks_batched(monkeypatch) 
     next ``batch_networks_size`` are asked ahead and trained together to the learner's full
     epochs, each with its own early stopping, and each validation resumes from that network:
     the same trace (losses, epochs spent), never past the budget (10 = 4 + 4 + 2)."""
-    calls, traces = _runs_both_ways(
-        monkeypatch, "ffnn_mrbi", optimizer="rs", budget=10, batch_networks_size=4
-    )
+    from experiments.runner import RunSpec
+
+    space = _network_space("ffnn_mrbi")
+
+    def spec_with(setting: str) -> RunSpec:
+        return RunSpec("sklearn-digits", "rs", {"rs": "best_validation"}, space=space,
+                       budget=10, batch_networks=setting, batch_networks_size=4)  # fmt: skip
+
+    calls, traces = _runs_both_ways(monkeypatch, spec_with)
     assert calls == [4, 4, 2]
     pd_testing.assert_frame_equal(traces["on"], traces["off"])
     off = traces["off"]
