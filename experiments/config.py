@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from omegaconf import OmegaConf
 
-from experiments.runner import BATCH_NETWORKS, POST_HOC_DEFAULTS, RunSpec
+from experiments.runner import BATCH_NETWORKS, BATCH_NETWORKS_SIZE, POST_HOC_DEFAULTS, RunSpec
 from experiments.spaces import plain_space, unread_parameters
 from hpo.data.catalog import DatasetError, dataset_task, resolve_name, unknown_choice_message
 from hpo.ensembles import TIE_RULES
@@ -42,6 +42,7 @@ TOP_LEVEL_KEYS = (
     "time_budget",
     "time_budget_kind",
     "batch_networks",
+    "batch_networks_size",
     "probabilities",
     "seed",
     "repetition",
@@ -314,6 +315,9 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
                 cfg.get("batch_networks", "off"), cfg.get("batch_networks")
             ),
             BATCH_NETWORKS,
+        ),
+        batch_networks_size=_integer(
+            "batch_networks_size", cfg.get("batch_networks_size", BATCH_NETWORKS_SIZE), 1
         ),
     )
 

@@ -49,7 +49,6 @@ from hpo.optimizers import (
     make_optimizer,
     optimizer_class,
 )
-from hpo.optimizers.hyperband import Hyperband
 from hpo.records import Choice, Trace
 from hpo.rules.final_selection import SelectionRule, population_ends
 from hpo.rules.registry import RULE_NAMES, make_rule
@@ -60,6 +59,9 @@ if TYPE_CHECKING:
     from experiments.journal import Journal
 
 PREDICTION_KINDS = {"valid": 0, "selection": 1, "test": 2}
+# batch_networks_size's default: how many random-search proposals are asked ahead and trained
+# together (16 networks of one width: the CPU's best measured ratio, docs/surrogates-hyperband.md)
+BATCH_NETWORKS_SIZE = 16
 
 
 @dataclass(frozen=True)
@@ -99,8 +101,10 @@ class RunSpec:
     stages: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     limits: EvaluationLimits | None = None  # every fit in a child under time/memory limits
     time_budget_kind: str = "wall"  # seconds of wall or CPU time (seed 004 budgets CPU hours)
-    # a Hyperband rung's networks trained as one batched model (hpo.learners.batched_network)
+    # networks trained as one batched model (hpo.learners.batched_network): a Hyperband or BOHB
+    # rung's, or the next batch_networks_size proposals of random search
     batch_networks: str = "off"
+    batch_networks_size: int = BATCH_NETWORKS_SIZE
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -118,6 +122,12 @@ class RunSpec:
             raise ValueError(
                 f"unknown batch_networks {self.batch_networks!r}; "
                 f"valid: {', '.join(BATCH_NETWORKS)}"
+            )
+        if isinstance(self.batch_networks_size, bool) or not (
+            isinstance(self.batch_networks_size, int) and self.batch_networks_size >= 1
+        ):
+            raise ValueError(
+                f"batch_networks_size must be an integer >= 1, got {self.batch_networks_size!r}"
             )
         if not self.rules:
             raise ValueError("a run needs at least one (method, rule) to report")
@@ -168,6 +178,8 @@ class RunSpec:
         for key, neutral in PROTOCOL_FIELDS_ADDED_LATER.items():
             if identity["protocol"][key] == neutral:  # earlier results keep their file names
                 del identity["protocol"][key]
+        if self.batch_networks == "off":  # no batch, so no batch size
+            identity["batch_networks_size"] = BATCH_NETWORKS_SIZE
         for key, neutral in RUN_FIELDS_ADDED_LATER.items():
             if identity[key] == neutral:
                 del identity[key]
@@ -182,6 +194,7 @@ RUN_FIELDS_ADDED_LATER = {
     "time_budget": None,
     "time_budget_kind": "wall",
     "batch_networks": "off",
+    "batch_networks_size": BATCH_NETWORKS_SIZE,
 }
 BATCH_NETWORKS = ("off", "on", "auto")
 # The post_hoc rule's settings (conf/config.yaml ``post_hoc``; hpo.rules.ensemble.PostHocRule):
@@ -430,8 +443,8 @@ def _optimize(
     evaluations: list[_Evaluation] = []
     loop_started = time.perf_counter()
     clock = Clock(spec.time_budget_kind, lambda: evaluator.child_cpu_seconds)
-    batch_rungs = _batches_rungs(spec, optimizer, evaluator)
-    pending: list[Proposal] = []  # a rung's proposals asked ahead (batch_networks)
+    batches = _batches_networks(spec, optimizer, evaluator)
+    pending: list[Proposal] = []  # proposals asked ahead (batch_networks)
 
     def decoded(proposal: Proposal) -> tuple[dict[str, Any], np.ndarray]:
         if proposal.config is not None:
@@ -447,14 +460,13 @@ def _optimize(
             proposal = pending.pop(0) if pending else optimizer.ask()
         except StopIteration:
             break
-        rung_starts = asked and isinstance(optimizer, Hyperband) and proposal.resource is not None
-        if batch_rungs and rung_starts:
-            ahead = min(optimizer.rung_left(), spec.budget - iteration)
+        if batches and asked:
+            ahead = min(_ahead(spec, optimizer, proposal), spec.budget - iteration)
             pending = [optimizer.ask() for _ in range(ahead)]
-            rung = [
+            together = [
                 (prior_space.learner_config(decoded(p)[0]), p.batch) for p in (proposal, *pending)
             ]
-            evaluator.pretrain(rung, proposal.resource)
+            evaluator.pretrain(together, proposal.resource)
         ask_seconds = time.perf_counter() - started
         config, u = decoded(proposal)
         learner_config = prior_space.learner_config(config)
@@ -505,19 +517,34 @@ def _optimize(
     return evaluations
 
 
-def _batches_rungs(spec: RunSpec, optimizer: Optimizer, evaluator: Evaluator) -> bool:
-    """Whether ``batch_networks`` trains each rung's networks as one batched model: Hyperband
-    on the ``epochs`` resource ("auto": when the network's device is a GPU). BOHB asks SMAC,
-    whose next configuration may depend on the results told before it, and random search's
-    networks have no checkpoint to hand over: both train one network at a time."""
-    if spec.batch_networks == "off" or not isinstance(optimizer, Hyperband):
+def _batches_networks(spec: RunSpec, optimizer: Optimizer, evaluator: Evaluator) -> bool:
+    """Whether ``batch_networks`` trains networks together as one batched model ("auto": when
+    the network's device is a GPU): the rungs of a multi-fidelity method on the ``epochs``
+    resource (Hyperband, BOHB), or proposals asked ahead of an optimizer whose proposals do
+    not depend on what is told (``asks_ahead``: random search)."""
+    if spec.batch_networks == "off":
         return False
-    if optimizer.resource_kind != "epochs":
+    if isinstance(optimizer, MultiFidelity):
+        if optimizer.resource_kind != "epochs":
+            return False
+    elif not optimizer.asks_ahead:
         return False
     if spec.batch_networks == "auto":
         device = str(evaluator.learner_settings.get("device", "cpu"))
         return resolve_device(device) == "cuda"
     return True
+
+
+def _ahead(spec: RunSpec, optimizer: Optimizer, proposal: Proposal) -> int:
+    """How many more proposals to ask, after ``proposal`` (the first since every earlier one
+    was told), to train their networks together: the rest of its rung for a multi-fidelity
+    method (:meth:`~hpo.optimizers.MultiFidelity.rung_left`), up to ``batch_networks_size``
+    in all for an ``asks_ahead`` optimizer's full evaluations; the caller caps it by the
+    budget."""
+    if isinstance(optimizer, MultiFidelity):
+        return optimizer.rung_left() if proposal.resource is not None else 0
+    full = optimizer.asks_ahead and proposal.resource is None
+    return spec.batch_networks_size - 1 if full else 0
 
 
 def _outcomes(

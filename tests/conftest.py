@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -100,3 +101,39 @@ def isolated_env(tmp_path: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["HPO_UCI121_DIR"] = str(uci121_dir())
     return env
+
+
+@pytest.fixture()
+def plan_spec() -> Callable[..., Any]:
+    """A factory of the small multi-fidelity runs the seed-002 tests share (Hyperband, BOHB,
+    their batched networks): ``optimizer`` reported by its best validation, on ``space`` (a
+    space's name, ``space_settings`` in place of its fixed settings; or a declaration), R = 4,
+    η = 2, one epoch a unit and a budget of 1,000 evaluations (the plan ends first), each
+    overridden by ``settings`` (the optimizer's) and ``spec`` (RunSpec's fields)."""
+
+    def make(
+        optimizer: str,
+        space: str | dict[str, Any],
+        dataset: str = "sklearn-digits",
+        settings: dict[str, Any] | None = None,
+        space_settings: dict[str, Any] | None = None,
+        **spec: Any,
+    ) -> Any:
+        from experiments.runner import RunSpec
+        from experiments.spaces import space_config
+
+        if isinstance(space, str):
+            space = space_config(space)
+            if space_settings is not None:
+                space = {**space, "settings": dict(space_settings)}
+        return RunSpec(
+            dataset=dataset,
+            optimizer=optimizer,
+            rules={optimizer: "best_validation"},
+            space=space,
+            budget=spec.pop("budget", 1000),
+            optimizer_settings={"max_resource": 4, "eta": 2, "unit": 1, **(settings or {})},
+            **spec,
+        )
+
+    return make

@@ -3,7 +3,9 @@ in float64 each member ends as training it alone with the same seed (final weigh
 TOLERANCE, the same per-epoch validation errors, best and early-stopping epochs), its padding is
 exactly 0, permuting the members permutes the results, checkpoints pass between the two
 trainers, and Hyperband promotes the same configurations batched and sequential, as a library
-(float64) and in a run with ``batch_networks`` on (float32)."""
+(float64) and in a run with ``batch_networks`` on (float32); runs of BOHB and random search
+give the same traces with it on (their rungs, or batches of ``batch_networks_size``, asked
+ahead), and the batch size is part of a run's identity only where it can change the run."""
 
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ from hpo.learners.batched_network import fit_together  # noqa: E402
 from hpo.learners.network_settings import HiddenLayer, NetworkSettings  # noqa: E402
 from hpo.learners.torch_network import FeedForwardNetwork  # noqa: E402
 from hpo.optimizers.hyperband import Hyperband  # noqa: E402
+
+pd_testing = pytest.importorskip("pandas.testing")
 
 torch.set_num_threads(1)
 TOLERANCE = 1e-10  # largest |difference| of a weight, float64 (measured: below 1e-15)
@@ -214,12 +218,22 @@ def test_hyperband_promotes_the_same_configurations_batched_and_sequential(
     assert len({loss for *_, loss in sequential}) > 3  # the losses do rank the configurations
 
 
-def test_a_hyperband_run_is_the_same_with_its_rungs_batched(monkeypatch) -> None:
-    """The pipeline (``batch_networks=on``): each rung's networks trained together on their
-    fold into their checkpoints, then validated one by one; the same trace (losses, epochs
-    spent, promotions), as training one network at a time (float32, the learner's dtype)."""
-    from experiments.runner import RunSpec, run
+def _network_space(name: str) -> dict:
+    """Space ``name`` at 4 epochs with patience 2 and learning rates up to 1, not the space's
+    10: above about 1 training can be chaotic, and the batched kernels' other rounding grow
+    to other losses (docs/surrogates-hyperband.md)."""
     from experiments.spaces import space_config
+
+    space = copy.deepcopy({**space_config(name), "settings": {"patience": 2, "max_epochs": 4}})
+    space["parameters"]["learning_rate"]["high"] = 1.0
+    return space
+
+
+def _runs_both_ways(monkeypatch, spec_with) -> tuple[list[int], dict]:
+    """The run ``spec_with(batch_networks)`` on sklearn-digits with batching off and on
+    (float32, the learner's dtype); returns the sizes of the batched trainer's calls and
+    each trace, timings left out."""
+    from experiments.runner import run
     from hpo.data.catalog import load_dataset
     from hpo.learners import batched_network
 
@@ -230,36 +244,98 @@ def test_a_hyperband_run_is_the_same_with_its_rungs_batched(monkeypatch) -> None
         return fit_together(nets, *args, **kwargs)
 
     monkeypatch.setattr(batched_network, "fit_together", counted)
-    space = copy.deepcopy(
-        {**space_config("ffnn_mrbi"), "settings": {"patience": 2, "max_epochs": 4}}
-    )
-    # rates up to 1, not the space's 10: above about 1 training can be chaotic, and the batched
-    # kernels' other rounding grow to other losses (docs/surrogates-hyperband.md)
-    space["parameters"]["learning_rate"]["high"] = 1.0
     data = load_dataset("sklearn-digits")
     traces = {}
     for setting in ("off", "on"):
-        spec = RunSpec(
-            dataset="sklearn-digits",
-            optimizer="hyperband",
-            rules={"hyperband": "best_validation"},
-            space=space,
-            budget=1000,
-            optimizer_settings={"max_resource": 4, "eta": 2, "unit": 1},
-            batch_networks=setting,
-        )
-        traces[setting] = run(spec, data).trace
+        trace = run(spec_with(setting), data).trace
+        timing = [c for c in trace.columns if "seconds" in c]
+        traces[setting] = trace.drop(columns=timing)
+    return calls, traces
+
+
+def test_a_hyperband_run_is_the_same_with_its_rungs_batched(monkeypatch, plan_spec) -> None:
+    """The pipeline (``batch_networks=on``): each rung's networks trained together on their
+    fold into their checkpoints, then validated one by one; the same trace (losses, epochs
+    spent, promotions), as training one network at a time."""
+    space = _network_space("ffnn_mrbi")
+    calls, traces = _runs_both_ways(
+        monkeypatch, lambda setting: plan_spec("hyperband", space, batch_networks=setting)
+    )
     assert calls == [4, 2, 3, 3]  # the rungs of more than one network: 4 @ 1, 2 @ 2, 3 @ 2, 3 @ 4
-    timing = [c for c in traces["on"].columns if "seconds" in c or c == "elapsed"]
-    on, off = traces["on"].drop(columns=timing), traces["off"].drop(columns=timing)
-    pd_testing = pytest.importorskip("pandas.testing")
-    pd_testing.assert_frame_equal(on, off)
+    pd_testing.assert_frame_equal(traces["on"], traces["off"])
+    off = traces["off"]
     assert (off["resource_spent"] < off["resource"]).any()  # some stopped early
 
 
-def test_batch_networks_is_off_on_or_auto_in_one_line() -> None:
+def test_a_bohb_run_is_the_same_with_its_rungs_batched(monkeypatch, plan_spec) -> None:
+    """BOHB's rungs are fixed before any of them is told (hpo/optimizers/bohb.py), so they are
+    asked ahead and trained together too: the same trace (configurations, losses, epochs
+    spent, promotions) (R = 8, eta = 2: 35 evaluations; the model fitted from 3 results on a
+    budget)."""
+    pytest.importorskip("smac")
+    space, settings = _network_space("ffnn_mnist"), {"max_resource": 8, "min_points": 3}
+    calls, traces = _runs_both_ways(
+        monkeypatch, lambda setting: plan_spec("bohb", space, settings=settings,
+                                               batch_networks=setting)
+    )  # fmt: skip
+    # the rungs of more than one network, bracket by bracket: 8 @ 1, 4 @ 2, 2 @ 4; 6 @ 2,
+    # 3 @ 4; 4 @ 4, 2 @ 8; 4 @ 8
+    assert calls == [8, 4, 2, 6, 3, 4, 2, 4]
+    pd_testing.assert_frame_equal(traces["on"], traces["off"])
+    off = traces["off"]
+    assert len(off) == 35 and (off["resource_spent"] < off["resource"]).any()
+
+
+def test_a_random_search_run_is_the_same_with_its_networks_batched(monkeypatch) -> None:
+    """Random search's proposals never depend on what is told: with ``batch_networks`` the
+    next ``batch_networks_size`` are asked ahead and trained together to the learner's full
+    epochs, each with its own early stopping, and each validation resumes from that network:
+    the same trace (losses, epochs spent), never past the budget (10 = 4 + 4 + 2)."""
     from experiments.runner import RunSpec
 
-    with pytest.raises(ValueError, match=r"unknown batch_networks 'yes'; valid: off, on, auto"):
+    space = _network_space("ffnn_mrbi")
+
+    def spec_with(setting: str) -> RunSpec:
+        return RunSpec("sklearn-digits", "rs", {"rs": "best_validation"}, space=space,
+                       budget=10, batch_networks=setting, batch_networks_size=4)  # fmt: skip
+
+    calls, traces = _runs_both_ways(monkeypatch, spec_with)
+    assert calls == [4, 4, 2]
+    pd_testing.assert_frame_equal(traces["on"], traces["off"])
+    off = traces["off"]
+    assert off["resource"].isna().all()  # full evaluations
+    assert (off["resource_spent"] < 4).any() and (off["resource_spent"] == 4).any()
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ({"batch_networks": "yes"}, r"unknown batch_networks 'yes'; valid: off, on, auto"),
+        ({"batch_networks_size": 0}, r"batch_networks_size must be an integer >= 1, got 0"),
+        ({"batch_networks_size": 2.5}, r"batch_networks_size must be an integer >= 1, got 2.5"),
+    ],
+)
+def test_batch_networks_is_off_on_or_auto_and_its_size_a_count_in_one_line(
+    setting: dict, message: str
+) -> None:
+    from experiments.runner import RunSpec
+
+    with pytest.raises(ValueError, match=message):
         RunSpec(dataset="sklearn-iris", optimizer="rs", rules={"rs": "best_validation"},
-                batch_networks="yes")  # fmt: skip
+                **setting)  # fmt: skip
+
+
+def test_the_batch_size_enters_a_runs_identity_only_when_it_can_change_it() -> None:
+    """Its default, or any size with batching off, leaves the identity as it was; another size
+    with batching on is a run of its own."""
+    from experiments.results import config_hash
+    from experiments.runner import RunSpec
+
+    def spec(**setting) -> RunSpec:
+        return RunSpec("sklearn-iris", "rs", {"rs": "best_validation"}, **setting)
+
+    plain = config_hash(spec())
+    assert config_hash(spec(batch_networks_size=4)) == plain
+    on = config_hash(spec(batch_networks="on"))
+    assert config_hash(spec(batch_networks="on", batch_networks_size=16)) == on != plain
+    assert config_hash(spec(batch_networks="on", batch_networks_size=4)) not in (on, plain)

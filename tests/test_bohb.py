@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.runner import RunSpec, run
-from experiments.spaces import load_space, space_config
+from experiments.runner import run
+from experiments.spaces import load_space
 from hpo.data.catalog import load_dataset
 from hpo.optimizers import make_optimizer, setting_names
 from hpo.optimizers.hyperband import brackets
@@ -101,17 +101,10 @@ def test_bad_settings_are_one_line(settings: dict, message: str) -> None:
     assert "\n" not in str(error.value)
 
 
-def test_bohb_runs_by_name_on_the_mnist_stand_in_and_resumes_networks() -> None:
+def test_bohb_runs_by_name_on_the_mnist_stand_in_and_resumes_networks(plan_spec) -> None:
     pytest.importorskip("torch")
-    space = {**space_config("ffnn_mnist"), "settings": {"patience": 1000, "max_epochs": 4}}
-    spec = RunSpec(
-        dataset="sklearn-digits",
-        optimizer="bohb",
-        rules={"bohb": "best_validation"},
-        space=space,
-        budget=1000,
-        optimizer_settings={"max_resource": 4, "eta": 2, "unit": 1},
-    )
+    space_settings = {"patience": 1000, "max_epochs": 4}
+    spec = plan_spec("bohb", "ffnn_mnist", space_settings=space_settings)
     trace = run(spec, load_dataset("sklearn-digits")).trace
     assert trace["bracket"].tolist() == [2] * 7 + [1] * 4 + [0] * 3  # Hyperband's plan
     assert trace["resource"].tolist() == [1] * 4 + [2] * 2 + [4] + [2] * 3 + [4] + [4] * 3
@@ -119,19 +112,11 @@ def test_bohb_runs_by_name_on_the_mnist_stand_in_and_resumes_networks() -> None:
     assert trace["resource_spent"].tolist() == [1] * 4 + [1] * 2 + [2] + [2] * 3 + [2] + [4] * 3
 
 
-def _svm_spec() -> RunSpec:
-    return RunSpec(
-        dataset="sklearn-breast-cancer",
-        optimizer="bohb",
-        rules={"bohb": "best_validation"},
-        space=space_config("svm_rbf"),
-        budget=1000,
-        optimizer_settings={"max_resource": 4, "eta": 2, "resource": "train_fraction"},
+def test_bohb_on_the_svm_with_training_shares_is_deterministic(plan_spec) -> None:
+    settings = {"resource": "train_fraction"}
+    first, second = (
+        run(plan_spec("bohb", "svm_rbf", "sklearn-breast-cancer", settings)) for _ in range(2)
     )
-
-
-def test_bohb_on_the_svm_with_training_shares_is_deterministic() -> None:
-    first, second = run(_svm_spec()), run(_svm_spec())
     assert set(first.trace["resource"]) == {0.25, 0.5, 1.0}
     columns = ["valid_loss", "resource", "bracket", "resource_spent", "param_C", "param_gamma"]
     assert first.trace[columns].equals(second.trace[columns])
@@ -189,3 +174,42 @@ def test_the_surrogates_svm_part_runs_bohb_on_hyperbands_plan_in_every_profile()
         assert overrides["bohb"] == overrides["hyperband"], name
         assert overrides["bohb"]["optimizer.settings.resource"] == "train_fraction"
     assert set(svm.METHODS) >= {"rs", "gp", "hyperband", "bohb"}
+
+
+def _drive_rungs(optimizer, space, ahead: bool) -> list[tuple[int, float, str, str]]:
+    """As :func:`_drive`, but with ``ahead`` each rung's proposals are asked (``rung_left``)
+    before the first is told, as the runner's ``batch_networks`` asks them; (bracket,
+    resource, configuration, SMAC's origin of it) of every proposal."""
+    seen = []
+    while True:
+        try:
+            rung = [optimizer.ask()]
+        except StopIteration:
+            return seen
+        for _ in range(optimizer.rung_left() if ahead else 0):
+            rung.append(optimizer.ask())
+        for proposal in rung:
+            origin = optimizer._pending[proposal.batch].config.origin  # type: ignore[attr-defined]
+            u = space.encode(proposal.config)
+            optimizer.tell(proposal, float(np.sum((u - 0.3) ** 2) + 1.0 / proposal.resource))
+            seen.append((proposal.bracket, proposal.resource, json.dumps(proposal.config), origin))
+
+
+def test_asking_a_rung_ahead_gives_the_proposals_of_asking_one_at_a_time() -> None:
+    """SMAC fixes a stage's configurations before any of its trials is told (the draw of a
+    bracket's first stage, the promotion of complete stages: bohb.py's docstring), so asking
+    a whole rung before telling it gives the same proposals, model-based ones included (R =
+    9, eta = 3: rungs of 9, 3, 1; 5, 1; 3 configurations; the model fitted from 3 results on a
+    budget)."""
+    space = load_space("ffnn_mrbi")
+    runs = {}
+    for ahead in (False, True):
+        optimizer = make_optimizer(
+            "bohb", space, 10_000, np.random.default_rng(3), max_resource=9, eta=3,
+            min_points=3,
+        )  # fmt: skip
+        runs[ahead] = _drive_rungs(optimizer, space, ahead)
+    assert runs[True] == runs[False]
+    assert len(runs[False]) == sum(g.n for b in brackets(9, 3) for g in b)
+    origins = {str(origin).split(" ")[0] for *_, origin in runs[False]}
+    assert {"Initial", "Random", "Acquisition"} <= origins, origins

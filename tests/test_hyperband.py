@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments.runner import RunSpec, run
-from experiments.spaces import load_space, space_config
+from experiments.runner import run
+from experiments.spaces import load_space
 from hpo.data.catalog import load_dataset
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.hyperband import Fidelity, Hyperband, brackets
@@ -105,30 +105,18 @@ def test_bad_settings_are_one_line(settings: dict, message: str) -> None:
     assert "\n" not in str(error.value)
 
 
-def test_a_learner_that_cannot_resume_is_refused_epochs_in_one_line() -> None:
-    spec = RunSpec(
-        dataset="sklearn-iris",
-        optimizer="hyperband",
-        rules={"hyperband": "best_validation"},
-        space=space_config("svm_rbf"),
-        budget=5,
-        optimizer_settings={"max_resource": 4, "eta": 2},
-    )
+def test_a_learner_that_cannot_resume_is_refused_epochs_in_one_line(plan_spec) -> None:
+    spec = plan_spec("hyperband", "svm_rbf", "sklearn-iris", budget=5)
     with pytest.raises(ValueError, match="trains by epochs but learner 'svm_rbf'.*train_fraction"):
         run(spec)
 
 
-def test_the_trace_records_resource_asked_spent_and_cumulative_and_networks_resume() -> None:
+def test_the_trace_records_resource_asked_spent_and_cumulative_and_networks_resume(
+    plan_spec,
+) -> None:
     pytest.importorskip("torch")
-    space = {**space_config("ffnn_mnist"), "settings": {"patience": 1000, "max_epochs": 4}}
-    spec = RunSpec(
-        dataset="sklearn-digits",
-        optimizer="hyperband",
-        rules={"hyperband": "best_validation"},
-        space=space,
-        budget=1000,
-        optimizer_settings={"max_resource": 4, "eta": 2, "unit": 1},
-    )
+    space_settings = {"patience": 1000, "max_epochs": 4}
+    spec = plan_spec("hyperband", "ffnn_mnist", space_settings=space_settings)
     trace = run(spec, load_dataset("sklearn-digits")).trace
     plan = brackets(4, 2)  # (4 @ 1, 2 @ 2, 1 @ 4), (3 @ 2, 1 @ 4), (3 @ 4)
     assert len(trace) == sum(rung.n for bracket in plan for rung in bracket) == 14
@@ -139,15 +127,9 @@ def test_the_trace_records_resource_asked_spent_and_cumulative_and_networks_resu
     np.testing.assert_array_equal(trace["resource_cumulative"], np.cumsum(trace["resource_spent"]))
 
 
-def test_training_shares_serve_learners_that_cannot_resume() -> None:
-    spec = RunSpec(
-        dataset="sklearn-breast-cancer",
-        optimizer="hyperband",
-        rules={"hyperband": "best_validation"},
-        space=space_config("svm_rbf"),
-        budget=1000,
-        optimizer_settings={"max_resource": 4, "eta": 2, "resource": "train_fraction"},
-    )
+def test_training_shares_serve_learners_that_cannot_resume(plan_spec) -> None:
+    settings = {"resource": "train_fraction"}
+    spec = plan_spec("hyperband", "svm_rbf", "sklearn-breast-cancer", settings)
     trace = run(spec).trace
     assert set(trace["resource"]) == {0.25, 0.5, 1.0}
     shares = trace.groupby("resource")["resource_spent"].agg(["min", "max"])

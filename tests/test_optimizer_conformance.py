@@ -1,7 +1,7 @@
 """Every optimizer family of the registry follows the public protocol (``docs/optimizers.md``),
-checked by :func:`hpo.testing.check_optimizer`; and the checker itself catches the three
-classic breaks (a clock-seeded optimizer, a proposal outside the cube, a tell that refuses a
-failed evaluation), each with a message naming the check."""
+checked by :func:`hpo.testing.check_optimizer`; and the checker itself catches the classic
+breaks (a clock-seeded optimizer, a proposal outside the cube, a tell that refuses a failed
+evaluation, proposals that change when asked ahead), each with a message naming the check."""
 
 from __future__ import annotations
 
@@ -70,6 +70,14 @@ class SeedBlind(RandomSearch):
         super().__init__(space, budget, np.random.default_rng(0))
 
 
+class CountsTells(RandomSearch):
+    """Broken: says it can be asked ahead (``asks_ahead``), but numbers its batches by the
+    losses told, so proposals asked ahead share one batch (one split when reshuffling)."""
+
+    def ask(self) -> Proposal:
+        return Proposal(u=self.rng.uniform(size=self.space.dim), batch=len(self.y) + 1)
+
+
 class InactiveGiven(Optimizer):
     """Broken: proposes configurations that keep values for inactive conditional parameters."""
 
@@ -92,6 +100,7 @@ class InactiveGiven(Optimizer):
         (RefusesFailures, "failed evaluations accepted", "ValueError: a loss of 1.0 is not"),
         (SeedBlind, "another seed, other proposals", "seeds 11 and 12 give the same"),
         (InactiveGiven, "proposals lie in the space", "inactive parameter"),
+        (CountsTells, "asked ahead, same proposals", "changes proposal 2"),
     ],
 )
 def test_a_broken_optimizer_fails_with_the_check_named(cls, check, detail) -> None:

@@ -31,6 +31,10 @@ PINNED = {
         "9ebe77a8e57137f0",
     ),
     "surrogates-hyperband": (["optimizer=hyperband", "dataset=sklearn-digits"], "e736757a7641bc27"),
+    "surrogates-hyperband-batched": (
+        ["optimizer=hyperband", "dataset=sklearn-digits", "batch_networks=on"],
+        "3cb04e21e59fd6c0",
+    ),
     "autoweka-smac": (
         [
             "optimizer=aw_smac",

@@ -32,7 +32,8 @@ rows (a seeded subset, nested as the share grows). ``Validation.resource_spent``
 actually used (epochs, fewer after early stopping; or the shares). Without a resource nothing
 changes. :meth:`Evaluator.pretrain` trains several networks' folds at once
 (:mod:`hpo.learners.batched_network`) into those checkpoints before they are validated one by
-one; each validation then credits the epochs and seconds its network was trained there.
+one (to a resource, or to a full evaluation's end, which that validation then resumes); each
+validation then credits the epochs and seconds its network was trained there.
 """
 
 from __future__ import annotations
@@ -316,10 +317,11 @@ class Evaluator:
         return self._checkpoint_dir / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.pt"
 
     def pretrain(
-        self, proposals: Sequence[tuple[Mapping[str, object], int]], resource: float
+        self, proposals: Sequence[tuple[Mapping[str, object], int]], resource: float | None
     ) -> int:
         """Train the networks (learner ``ffnn``) of ``proposals`` (configuration, batch) up to
-        ``resource`` epochs, those of one split together on each of its folds, into the
+        ``resource`` epochs (None: a full evaluation's, the learner's ``max_epochs`` with its
+        early stopping), those of one split together on each of its folds, into the
         checkpoints their validation resumes from; that validation then trains nothing more
         and is credited these epochs and an equal share of the seconds. Configurations already
         validated at this resource, other learners, a split's lone network, and everything
@@ -330,7 +332,10 @@ class Evaluator:
         by_split: dict[object, tuple[int, list[Mapping[str, object]]]] = {}
         for config, batch in proposals:
             split = self.splits.split_key(batch)
-            known = (config_key(config), split, "epochs", float(resource)) in self._valid_cache
+            key = (config_key(config), split)
+            known = (key if resource is None else (*key, "epochs", float(resource))) in (
+                self._valid_cache
+            )
             if self.learner_of(config) == "ffnn" and not known:
                 by_split.setdefault(split, (batch, []))[1].append(config)
         together = [(batch, todo) for batch, todo in by_split.values() if len(todo) > 1]
@@ -339,7 +344,7 @@ class Evaluator:
         return sum(len(todo) for _, todo in together)
 
     def _pretrain_split(
-        self, todo: list[Mapping[str, object]], batch: int, resource: float
+        self, todo: list[Mapping[str, object]], batch: int, resource: float | None
     ) -> None:
         """:meth:`pretrain` for the configurations ``todo`` on ``batch``'s split."""
         from hpo.learners.batched_network import fit_together
@@ -455,15 +460,17 @@ class Evaluator:
         """``config`` fitted on fold ``index`` of ``batch`` and scored on its validation rows and
         the selection split: on a seeded share of its training rows (``train_fraction``, the
         share returned) or up to ``resource`` epochs from its checkpoint, when a resource is
-        given. Returns the training rows used, the outcome and the share."""
+        given; a full evaluation that :meth:`pretrain` trained resumes from its checkpoint too.
+        Returns the training rows used, the outcome and the share."""
         train_key: tuple = ("fold", self.splits.split_key(batch), index)
         train, fit_options, share = fold.train, {}, None
+        pretrained = self._pretrained.pop((config_key(config), train_key[1], index), None)
         if resource is not None and resource_kind == "train_fraction":
             train = self._share_of(fold.train, float(resource), batch, index)
             train_key = (*train_key, "share", float(resource))
             share = len(train) / len(fold.train)
-        elif resource is not None:
-            fit_options = {
+        elif resource is not None or pretrained is not None:
+            fit_options = {  # a full evaluation resumes only what pretrain trained to its end
                 "epochs": resource,
                 "checkpoint": self.checkpoint_path(config, batch, index),
             }
@@ -471,7 +478,6 @@ class Evaluator:
         outcome = self._fit(
             config, train, evals, train_key, self.guard, early_stopping=True, **fit_options
         )
-        pretrained = self._pretrained.pop((config_key(config), train_key[1], index), None)
         if pretrained is not None and outcome.resource_spent is not None:
             epochs, seconds = pretrained
             outcome = dataclasses.replace(

@@ -3,9 +3,10 @@
 Each member is a :class:`~hpo.learners.torch_network.FeedForwardNetwork` and ends as
 :meth:`FeedForwardNetwork.fit` would leave it, to rounding (the same fitted attributes, a
 ``model_`` of its own shapes, a checkpoint either trainer resumes), but its epochs run in
-lockstep with the other members'. A run's Hyperband rungs are trained so with the setting
-``batch_networks`` (:meth:`hpo.evaluation.evaluator.Evaluator.pretrain`;
-``docs/surrogates-hyperband.md``, "Many networks as one batched model").
+lockstep with the other members'. A run's Hyperband and BOHB rungs, and random search's
+batches, are trained so with the setting ``batch_networks``
+(:meth:`hpo.evaluation.evaluator.Evaluator.pretrain`; ``docs/surrogates-hyperband.md``, "Many
+networks as one batched model").
 
 * **Groups.** Members that cannot share one chain of batched matmuls train in separate groups:
   the key is the depth, each hidden layer's activation, the classes and number of training rows,

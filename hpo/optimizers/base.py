@@ -15,7 +15,10 @@ Capabilities are explicit base classes the runner tests for, never branches on f
   thesis Alg. 4.1), read by the ``eo`` selection rule;
 * :class:`MultiFidelity` — proposes partial evaluations: each :class:`Proposal` carries a
   resource level (epochs, or a share of the training rows) that the evaluator trains up to
-  (Hyperband, seed 002 §1.3.3);
+  (Hyperband, seed 002 §1.3.3), in rungs whose configurations are fixed before any of them is
+  told (:meth:`MultiFidelity.rung_left`);
+* ``asks_ahead`` — an optimizer whose proposals never depend on the losses told (random
+  search): the runner may ask several before telling any (``batch_networks``);
 * :class:`PriorConsumer` — samples from the space's per-context priors (seed 003, §3.1): the
   runner hands it the :class:`~hpo.space.priors.PriorSpace` the space file declares;
 * ``reports_at_batch_ends`` — a generational optimizer (CMA-ES) whose incumbents exist only at the
@@ -83,6 +86,9 @@ class Optimizer(ABC):
     uses_rng: bool = True
     # libraries whose versions a run records in its provenance (an adapter's library)
     provenance_packages: tuple[str, ...] = ()
+    # True for a method whose proposals never depend on the losses told (random search): asking
+    # several before telling any gives the same proposals (the runner's batch_networks)
+    asks_ahead: bool = False
 
     @classmethod
     def provenance_libraries(cls, settings: Mapping[str, Any]) -> tuple[str, ...]:
@@ -150,9 +156,20 @@ class MultiFidelity:
     units of ``resource_kind``: ``epochs`` (a learner that can continue training resumes from
     its checkpoint, seed 002's network) or ``train_fraction`` (the share of the training rows a
     fit uses, in (0, 1]; any learner). The runner refuses, before any work, a learner of the
-    space that cannot serve the kind (:func:`hpo.learners.learner_resources`)."""
+    space that cannot serve the kind (:func:`hpo.learners.learner_resources`).
+
+    A method whose proposals come in rungs (Hyperband's stages), every configuration of a rung
+    fixed before any of them is told (drawn at once, or promoted from the previous rung,
+    complete by then), says so through :meth:`rung_left`: the rest of a rung can then be asked
+    before its first is told and gives the same proposals (the runner's ``batch_networks``)."""
 
     resource_kind: str = "epochs"
+
+    def rung_left(self) -> int:
+        """How many proposals of the current rung ``ask`` has still to give, each fixed already
+        whatever is told meanwhile (0 before the first ask and after a rung's last). This
+        default, 0, asks nothing ahead: for a method that does not say where its rungs end."""
+        return 0
 
 
 class PriorConsumer(ABC):

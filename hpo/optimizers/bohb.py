@@ -24,6 +24,19 @@ defaults of their HpBandSter): the model is built on a budget once it has ``d + 
 (``random_probability`` 1/3, SMAC's 0.2). SMAC's initial design (random, at most a quarter
 of the plan's evaluations) and every other component keep SMAC's defaults; the seeding and the
 hash-seed fix are :class:`~hpo.optimizers.smac.SMACOptimizer`'s.
+
+A rung's configurations are fixed before any of them is told (:meth:`BOHB.rung_left`), read
+from SMAC 2.4's source: ``SuccessiveHalving.__iter__`` (``smac/intensifier/successive_halving.py``)
+draws a bracket's first stage whole, ``n`` calls of ``next(self.config_generator)`` in one loop
+before it yields any of that stage's trials, and only when no trial is left to yield; a
+promoted stage is ``_get_best_configs`` of the stage before, which raises ``NotEvaluatedError``
+until every trial of that stage is told. The configuration selector
+(``ConfigSelector.__iter__``, ``smac/main/config_selector.py``), where the model is retrained
+and every random configuration drawn, runs only inside that loop; between a stage's asks a
+tell changes only the run history and the incumbents (``update_incumbents``, which reads no
+running trial: ``RunHistory.get_instance_seed_budget_keys`` leaves them out). So once every
+earlier trial is told, asking the rest of a rung before telling any of it gives the same
+trials as asking one at a time (``tests/test_bohb.py``).
 """
 
 from __future__ import annotations
@@ -111,6 +124,11 @@ class BOHB(SMACOptimizer, MultiFidelity):
         # a stream of its own for the rest, from the same seed.
         self.configspace.seed(int(np.random.default_rng(self.seed).integers(0, 2**31 - 1)))
         return facade
+
+    def rung_left(self) -> int:
+        """The evaluations of the plan's current rung still to ask: SMAC's stage, whose
+        configurations are all known by its first ask (module docstring)."""
+        return self.fidelity.rung_left(self._asked, len(self._schedule))
 
     def ask(self) -> Proposal:
         if self._asked >= len(self._schedule):

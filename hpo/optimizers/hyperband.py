@@ -125,13 +125,26 @@ class Fidelity:
 
     def schedule(self) -> list[tuple[int, float]]:
         """(bracket s, units r) of every evaluation of the whole plan, in Hyperband's order."""
+        return [(s, r) for s, r, n in self.rungs() for _ in range(n)]
+
+    def rungs(self) -> list[tuple[int, float, int]]:
+        """(bracket s, units r, configurations n) of every rung of the whole plan, in order."""
         return [
-            (len(bracket) - 1, rung.r)
+            (len(bracket) - 1, rung.r, rung.n)
             for _ in range(self.iterations)
             for bracket in self.plan
             for rung in bracket
-            for _ in range(rung.n)
         ]
+
+    def rung_left(self, asked: int, planned: int) -> int:
+        """How many evaluations of the rung of evaluation ``asked`` (1-based; 0 before the
+        first) are still to come, of the plan's first ``planned`` evaluations."""
+        end = 0
+        for _, _, n in self.rungs():
+            end += n
+            if asked <= end:
+                return 0 if asked == 0 else max(0, min(end, planned) - asked)
+        return 0
 
 
 class Hyperband(Optimizer, MultiFidelity):

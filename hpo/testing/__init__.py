@@ -6,7 +6,9 @@ toy spaces (one plain, one conditional; or, for an optimizer that races over ins
 CASH space it is given) with a deterministic toy loss, and checks the protocol of
 ``docs/optimizers.md``: the same seed gives the same proposals, another seed other proposals,
 every proposal lies in the space (conditions respected), a failed evaluation (told as loss 1.0)
-is accepted, and the capabilities the class declares hold. A violation raises one
+is accepted, and the capabilities the class declares hold; a class that says its proposals can
+be asked ahead (``asks_ahead``, or a :class:`~hpo.optimizers.base.MultiFidelity` rung's
+``rung_left``) gives the same proposals asked so as asked one at a time. A violation raises one
 :class:`ConformanceError` whose message names the check, the space and what was seen.
 """
 
@@ -39,6 +41,7 @@ FAILED_LOSS = 1.0  # what the framework tells for a failed evaluation (docs/opti
 TRIAL_LOOP_NAMES = ("folds", "instances")  # experiments.runner.TRIAL_LOOPS' keys
 SEEDS = (11, 12)
 N_INSTANCES = 3
+AHEAD = 3  # proposals an asks_ahead optimizer is asked beyond each fresh one
 
 TOY_SPACE = Space(
     "toy",
@@ -174,15 +177,31 @@ class _Checker:
                 f"seeds {SEEDS[0]} and {SEEDS[1]} give the same {len(first)} proposals "
                 "(a class whose proposals do not depend on its rng declares uses_rng = False)",
             )
+        if getattr(self.cls, "asks_ahead", False) or issubclass(self.cls, MultiFidelity):
+            ahead, _ = self.loop(SEEDS[0], ahead=True)
+            self.expect(
+                _same(first, ahead),
+                "asked ahead, same proposals",
+                f"asking ahead (asks_ahead, rung_left) changes proposal "
+                f"{_first_difference(first, ahead)}",
+            )
         self.check_final_capabilities(optimizer, len(first))
 
-    def loop(self, seed: int) -> tuple[list[Proposal], Optimizer]:
-        """``budget`` asks and tells; every third evaluation fails (told :data:`FAILED_LOSS`)."""
+    def loop(self, seed: int, ahead: bool = False) -> tuple[list[Proposal], Optimizer]:
+        """``budget`` asks and tells; every third evaluation fails (told :data:`FAILED_LOSS`).
+        With ``ahead`` each fresh ask is followed by the asks the optimizer says are fixed
+        already (:data:`AHEAD` for ``asks_ahead``, ``rung_left`` for a rung), told after."""
         optimizer = self.build(seed)
         proposals: list[Proposal] = []
+        pending: list[Proposal] = []
         for iteration in range(1, self.budget + 1):
             try:
-                proposal = optimizer.ask()
+                if pending:
+                    proposal = pending.pop(0)
+                else:
+                    proposal = optimizer.ask()
+                    more = min(_fixed_ahead(optimizer), self.budget - iteration) if ahead else 0
+                    pending = [optimizer.ask() for _ in range(more)]
             except StopIteration:
                 break
             self.check_proposal(optimizer, proposal, proposals)
@@ -315,6 +334,13 @@ def _valid_value(p: Real | Integer | Categorical, value: Any) -> bool:
     if isinstance(p, Integer) and float(value) != int(value):
         return False
     return math.isfinite(float(value)) and p.low - 1e-9 <= float(value) <= p.high * (1 + 1e-9)
+
+
+def _fixed_ahead(optimizer: Optimizer) -> int:
+    """How many more proposals ``optimizer`` says can be asked before the last is told."""
+    if isinstance(optimizer, MultiFidelity):
+        return optimizer.rung_left()
+    return AHEAD if optimizer.asks_ahead else 0
 
 
 def _key(proposal: Proposal) -> tuple:
