@@ -23,16 +23,13 @@ from __future__ import annotations
 
 import os
 import pickle
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from experiments.results import provenance
-from hpo.evaluation.evaluator import Evaluator, Validation
+from experiments.runner import RecordedEvaluation, RunSpec
+from hpo.evaluation.evaluator import Evaluator
 from hpo.optimizers import MultiFidelity, optimizer_class
-
-if TYPE_CHECKING:
-    from experiments.runner import RunSpec
 
 FORMAT = 1
 
@@ -40,18 +37,6 @@ FORMAT = 1
 class JournalError(ValueError):
     """A journal that cannot be resumed from (another run's, another revision's, or one that
     disagrees with what the run proposes)."""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One recorded evaluation: what was evaluated, its validation and its times."""
-
-    config: dict[str, Any]  # the learner's configuration
-    batch: int
-    resource: dict[str, Any]  # the evaluator's resource arguments (empty for a full evaluation)
-    scored: Validation
-    optimizer_seconds: float
-    elapsed_seconds: float
 
 
 def journal_path(results_path: Path) -> Path:
@@ -87,11 +72,11 @@ class Journal:
     def __init__(self, path: Path, run_name: str) -> None:
         self.path = path
         self._header = {"format": FORMAT, "run": run_name, "revision": _revision()}
-        self.entries: list[Entry] = self._read() if path.exists() else []
+        self.entries: list[RecordedEvaluation] = self._read() if path.exists() else []
         self._replayed = 0
 
-    def _read(self) -> list[Entry]:
-        entries: list[Entry] = []
+    def _read(self) -> list[RecordedEvaluation]:
+        entries: list[RecordedEvaluation] = []
         with self.path.open("rb") as stream:
             try:
                 header = pickle.load(stream)
@@ -132,7 +117,7 @@ class Journal:
 
     def replay(
         self, evaluator: Evaluator, config: dict[str, Any], batch: int, resource: dict[str, Any]
-    ) -> Entry:
+    ) -> RecordedEvaluation:
         """The next recorded evaluation, after checking it is of ``config`` on ``batch`` with
         ``resource``; the evaluator's cache learns it as :meth:`Evaluator.validate` would have."""
         entry = self.entries[self._replayed]
@@ -146,17 +131,8 @@ class Journal:
         self._replayed += 1
         return entry
 
-    def record(
-        self,
-        config: dict[str, Any],
-        batch: int,
-        resource: dict[str, Any],
-        scored: Validation,
-        optimizer_seconds: float,
-        elapsed_seconds: float,
-    ) -> None:
+    def record(self, entry: RecordedEvaluation) -> None:
         """Append one finished evaluation (on disk before this returns)."""
-        entry = Entry(config, batch, resource, scored, optimizer_seconds, elapsed_seconds)
         new = not self.path.exists() or self.path.stat().st_size == 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("ab") as stream:

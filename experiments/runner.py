@@ -17,7 +17,7 @@ import importlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -54,9 +54,6 @@ from hpo.rules.final_selection import SelectionRule, population_ends
 from hpo.rules.registry import RULE_NAMES, make_rule
 from hpo.space.priors import PriorSpace, prior_space_from_config
 from hpo.space.search_space import Categorical, Integer, Space
-
-if TYPE_CHECKING:
-    from experiments.journal import Journal
 
 PREDICTION_KINDS = {"valid": 0, "selection": 1, "test": 2}
 # batch_networks_size's default: how many random-search proposals are asked ahead and trained
@@ -229,6 +226,36 @@ class _Evaluation:
 
 
 @dataclass(frozen=True)
+class RecordedEvaluation:
+    """One evaluation as a journal keeps it (:mod:`experiments.journal`): what was evaluated,
+    its validation and its times."""
+
+    config: dict[str, Any]  # the learner's configuration
+    batch: int
+    resource: dict[str, Any]  # the evaluator's resource arguments (empty for a full evaluation)
+    scored: Validation
+    optimizer_seconds: float
+    elapsed_seconds: float
+
+
+class EvaluationLog(Protocol):
+    """Where the loop records its evaluations and, on a resumed run, replays the recorded ones
+    from (:class:`experiments.journal.Journal`)."""
+
+    @property
+    def replaying(self) -> bool:
+        """Whether the next evaluation is answered from the log."""
+
+    def replay(
+        self, evaluator: Evaluator, config: dict[str, Any], batch: int, resource: dict[str, Any]
+    ) -> RecordedEvaluation:
+        """The next recorded evaluation, checked to be of ``config``, ``batch``, ``resource``."""
+
+    def record(self, evaluation: RecordedEvaluation) -> None:
+        """Keep one finished evaluation."""
+
+
+@dataclass(frozen=True)
 class _Setup:
     """A run's working parts, built from its spec and data before the loop starts."""
 
@@ -257,7 +284,7 @@ def run(
     data: Dataset | None = None,
     data_dir: str | None = None,
     progress: Progress | None = None,
-    journal: Journal | None = None,
+    journal: EvaluationLog | None = None,
 ) -> RunResult:
     """Run ``spec`` through its optimizer's trial loop (:data:`TRIAL_LOOPS`): the folds loop of
     this module, or the instance loop of the optimizers that race configurations over instances
@@ -278,7 +305,7 @@ def run_on_folds(
     data: Dataset | None = None,
     data_dir: str | None = None,
     progress: Progress | None = None,
-    journal: Journal | None = None,
+    journal: EvaluationLog | None = None,
 ) -> RunResult:
     """The loop every study but seed 004 runs: each proposal is scored on the folds of its
     batch's split; then every rule's choices are tested and the post-run stages run."""
@@ -429,7 +456,7 @@ def _optimize(
     evaluator: Evaluator,
     rules: list[SelectionRule],
     progress: Progress | None = None,
-    journal: Journal | None = None,
+    journal: EvaluationLog | None = None,
 ) -> list[_Evaluation]:
     """The ask / evaluate / tell loop; rules observe the optimizer after every evaluation.
     With a ``journal`` its recorded evaluations answer the first asks and every new one is
@@ -493,7 +520,9 @@ def _optimize(
             loop_started = time.perf_counter() - elapsed
         if journal is not None and replayed is None:
             journal.record(
-                learner_config, proposal.batch, resource, scored, optimizer_seconds, elapsed
+                RecordedEvaluation(
+                    learner_config, proposal.batch, resource, scored, optimizer_seconds, elapsed
+                )
             )
         # with a time budget any evaluation may be the last one
         wanted = spec.curves or iteration == spec.budget or spec.time_budget is not None
