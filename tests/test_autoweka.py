@@ -123,6 +123,80 @@ def test_a_cpu_time_budget_counts_cpu_seconds_not_waiting():
         Clock("gpu")
 
 
+class _CountingOptimizer:
+    """Proposes configurations 1, 2, 3, ... on instance 0; the last one told is the incumbent
+    (``None`` before any, and always ``None`` with ``keeps_none``)."""
+
+    def __init__(self, keeps_none: bool = False) -> None:
+        self.asked, self.told, self.keeps_none = 0, None, keeps_none
+
+    def ask(self):
+        from hpo.optimizers.base import Proposal
+
+        self.asked += 1
+        return Proposal(u=None, batch=1, config={"learner": "knn", "K": self.asked}, instance=0)
+
+    def tell(self, proposal, loss: float) -> None:
+        self.told = dict(proposal.config)
+
+    def incumbent(self):
+        return None if self.keeps_none else self.told
+
+
+def _stub_objective(seconds: float = 0.0):
+    """An instance objective whose every evaluation takes ``seconds`` and scores 0.5."""
+    import time
+    from types import SimpleNamespace
+
+    def evaluate(config: dict, instance: int) -> SimpleNamespace:
+        time.sleep(seconds)
+        return SimpleNamespace(loss=0.5, seconds=seconds, breached=False, skipped=False, failure="")
+
+    return SimpleNamespace(
+        evaluator=SimpleNamespace(warm_up=lambda: None, child_cpu_seconds=0.0),
+        evaluate=evaluate,
+        estimate=lambda config: 0.5,
+        n_evaluated=lambda config: 1,
+        mean_loss=lambda config: 0.5,
+        test_loss=lambda config: 0.4,
+    )
+
+
+def test_the_instance_loop_starts_no_evaluation_once_its_time_budget_is_spent():
+    """Auto-WEKA's budget is time (Thornton 2014, §4): the loop ends within one evaluation of
+    ``time_budget`` seconds, not at the (here unreachable) number of evaluations."""
+    from experiments.instance_loop import run_cash
+
+    optimizer = _CountingOptimizer(keeps_none=True)
+    run = run_cash(optimizer, _stub_objective(0.05), 10**6, time_budget=0.5, time_kind="wall")
+    assert 0.5 <= run.wall_seconds < 0.5 + 0.05 + 0.4  # one evaluation, plus slack for a slow CI
+    assert 8 <= len(run.trace) <= 11
+
+
+def test_the_trajectory_stamps_each_incumbent_with_the_evaluation_that_made_it():
+    """A trajectory point's ``evaluation`` counts the evaluations done when the incumbent changed
+    (1-based): here every evaluation's configuration becomes the incumbent at once."""
+    from experiments.instance_loop import run_cash
+
+    run = run_cash(_CountingOptimizer(), _stub_objective(), 5, diagnostic=False)
+    assert [point["evaluation"] for point in run.trajectory] == [1, 2, 3, 4, 5]
+    assert [point["config"] for point in run.trajectory] == [row["config"] for row in run.trace]
+    assert run.test_error == 0.4 and run.cv_error == 0.5
+
+
+def test_the_diagnostic_correlation_needs_three_trajectory_points():
+    """Thornton 2014 §4.2.3's Spearman correlation of the trajectory's estimates and diagnostic
+    errors: NaN with fewer than 3 points (two points always correlate perfectly)."""
+    from experiments.instance_loop import run_cash
+
+    objective = _stub_objective()
+    objective.estimate = lambda config: 1.0 / config["K"]
+    objective.diagnostic_loss = lambda config: float(config["K"])
+    two = run_cash(_CountingOptimizer(), objective, 2)
+    three = run_cash(_CountingOptimizer(), objective, 3)
+    assert np.isnan(two.spearman) and three.spearman == pytest.approx(-1.0)
+
+
 @pytest.mark.parametrize(
     "override, message",
     [

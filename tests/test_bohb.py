@@ -48,6 +48,16 @@ def test_bohb_is_registered_with_hyperbands_settings_and_its_own() -> None:
     assert setting_names("bohb")[len(hyperband) :] == ("impute", "min_points", "random_probability")
 
 
+def test_smac_gets_bohbs_own_model_and_random_shares() -> None:
+    """Falkner et al. 2018, §4 (HpBandSter's defaults): the model of a budget is built once it
+    has d + 1 results, and a third of the new configurations are random; both reach SMAC."""
+    space = load_space("ffnn_mnist")
+    optimizer = make_optimizer("bohb", space, 100, np.random.default_rng(0), max_resource=9, eta=3)
+    facade = optimizer.facade  # type: ignore[attr-defined]
+    assert facade._config_selector._min_trials == space.dim + 1
+    assert facade._random_design._probability == pytest.approx(1 / 3)
+
+
 @pytest.mark.parametrize("R, eta", PLANS)
 def test_smacs_stages_are_hyperbands_brackets(R: int, eta: int) -> None:
     space = load_space("ffnn_mnist")

@@ -233,3 +233,70 @@ def test_a_seed003_run_by_name_has_the_defaults_rows_outside_the_ranking() -> No
     assert sorted(defaults["learner"]) == sorted(load_prior_space("seed003").space.learners)
     assert defaults["ms_rank"].isna().all() and (defaults["iteration"] == 0).all()
     assert (selection[selection["ms_rank"].notna()]["ms_kind"] == "optimized").all()
+
+
+def _stub_evaluator(scores: dict[float, float] | None = None) -> object:
+    """What the stage reads of an evaluator: the rows of H and their labels, and a
+    ``holdout_scores`` that gives each configuration ``scores[x]`` (+ 0.01 on every other fold)
+    at 0.25 s per fold."""
+    from types import SimpleNamespace
+
+    def holdout_scores(config: dict, folds: list) -> tuple[list[float], float]:
+        return [scores[config["x"]] + 0.01 * (i % 3) for i in range(len(folds))], 0.25
+
+    return SimpleNamespace(
+        splits=SimpleNamespace(test=np.arange(10, 70)),
+        y=np.tile([0, 1, 2], 40),
+        holdout_scores=holdout_scores,
+    )
+
+
+def test_each_repetition_of_the_cv_on_h_draws_its_own_folds() -> None:
+    """Bermúdez-Chacón 2014 §3.3: m = 3 repetitions of 10-fold CV on H, each shuffled anew (the
+    same folds three times would be one CV counted thrice)."""
+    from hpo.significance.stage import SelectionSettings, holdout_folds
+
+    folds = holdout_folds(_stub_evaluator(), SelectionSettings(repeats=3, folds=5), (0, "d", 0))
+    assert len(folds) == 15
+    partitions = []
+    for repeat in range(3):
+        valid = [tuple(f.valid) for f in folds[5 * repeat : 5 * (repeat + 1)]]
+        assert sorted(np.concatenate(valid)) == list(range(10, 70))  # a partition of H
+        partitions.append(frozenset(valid))
+    assert len(set(partitions)) == 3
+
+
+def test_the_kmeans_filter_keeps_each_clusters_best_configuration() -> None:
+    """§3.5.1: k-means on a leaf's configurations keeps the one with the best optimisation score
+    (1 − validation loss) of each cluster; with k = 1, the leaf's lowest loss."""
+    from hpo.significance.stage import SelectionSettings, run_stage
+    from hpo.space.search_space import space_from_config
+
+    space = space_from_config(
+        {
+            "name": "one",
+            "learner": "lda",
+            "parameters": {"x": {"type": "real", "low": 0, "high": 1}},
+        }
+    )
+    xs = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
+    losses = [0.5, 0.4, 0.3, 0.2, 0.1, 0.6]
+    configs = [{"x": x} for x in xs]
+    evaluator = _stub_evaluator({x: 1 - loss for x, loss in zip(xs, losses, strict=True)})
+    result = run_stage(
+        evaluator, space, configs, configs, np.array([[x] for x in xs]), losses,
+        SelectionSettings(k=1, repeats=1, folds=2), (0, "d", 0),
+    )  # fmt: skip
+    assert [row["iteration"] for row in result.rows] == [5]
+    (row,) = result.rows  # its spread is the sample SD (n − 1) of its 2 fold scores
+    assert row["ms_holdout_std"] == pytest.approx(
+        np.std(json.loads(row["ms_holdout_scores"]), ddof=1)
+    )
+    assert result.fit_seconds == pytest.approx(0.25 * 2)  # 0.25 s per fold, 2 folds
+    # a configuration evaluated twice is one model (its first evaluation), scored once
+    again = run_stage(
+        evaluator, space, configs + configs[4:5], configs + configs[4:5],
+        np.array([[x] for x in xs + xs[4:5]]), losses + losses[4:5],
+        SelectionSettings(k=10, repeats=1, folds=2), (0, "d", 0),
+    )  # fmt: skip
+    assert sorted(row["iteration"] for row in again.rows) == [1, 2, 3, 4, 5, 6]

@@ -193,3 +193,115 @@ def test_svm_curves_pair_each_incumbent_with_the_fit_seconds_spent_so_far() -> N
     assert frame["test"].tolist() == pytest.approx([30.0, 20.0, 20.0])
     table = svm.summary(frame)
     assert table.loc[("d", "hyperband"), "fit seconds median"] == 7.0
+
+
+# The seed's claims, each on data where it holds and where a plausible misreading of the seed
+# (the signed correlation for |ρ|, the least exploratory bracket first, the two-layer share, the
+# mean for the median, "at some t" for "at every t") would decide the other way.
+
+RUNS = 5  # analysis.surrogates.claims.MIN_RUNS
+
+
+def errors_with_spreads(mnist: dict[str, float], mrbi: dict[str, float]) -> pd.DataFrame:
+    """``RUNS`` runs per method and part whose validation errors have the given std (n − 1)."""
+    z = np.array([-2.0, -1.0, 0.0, 1.0, 2.0])
+    z = z / z.std(ddof=1)
+    rows = []
+    for part, spreads in (("mnist", mnist), ("mrbi", mrbi)):
+        for method in data.SEED_ORDER:
+            for r in range(RUNS):
+                error = 10.0 + spreads.get(method, 1.0) * z[r]
+                rows.append((part, "d", r, method, error, error))
+    return pd.DataFrame(rows, columns=["part", "dataset", "repetition", "method", "valid", "test"])
+
+
+def condition(claim_id: str, results: object) -> list[bool | None]:
+    from analysis.surrogates.claims import CLAIMS
+
+    (claim,) = [c for c in CLAIMS if c.id == claim_id]
+    return [holds for _, holds in claim.evaluate(results).conditions]
+
+
+def claim_id(function_name: str) -> str:
+    from analysis.surrogates import claims
+
+    (found,) = [c.id for c in claims.CLAIMS if c.evaluate is getattr(claims, function_name)]
+    return found
+
+
+def test_gp_spread_is_compared_with_the_median_spread_not_the_mean() -> None:
+    # mrbi stds 3.5 (GP) and 1, 3, 4, 10: the median is 3.5 (GP is not below it), the mean 4.3
+    spreads = {"GP": 3.5, "RANDOM": 1.0, "TPE": 3.0, "RF": 4.0, "HYPERBAND": 10.0}
+    results = results_with(errors_with_spreads({"GP": 5.0}, spreads))
+    assert condition(claim_id("gp_spread"), results) == [True, False]
+
+
+def traces_for(part: str, method: str, run: int, **columns: object) -> pd.DataFrame:
+    n = len(next(iter(columns.values())))
+    return pd.DataFrame(
+        {"part": part, "method": method, "run_id": f"{method}-{part}-{run}",
+         "iteration": range(1, n + 1), **columns}
+    )  # fmt: skip
+
+
+def test_tpe_correlation_is_the_absolute_rank_correlation() -> None:
+    rng = np.random.default_rng(0)
+    frames = []
+    for part in ("mnist", "mrbi"):
+        for r in range(RUNS):
+            rate = rng.uniform(size=20)
+            frames.append(
+                traces_for(  # TPE: units fall as the rate rises, ρ = −1
+                    part, "tpe", r, param_learning_rate=rate, param_units_1=100 - 50 * rate
+                )
+            )
+            frames.append(traces_for(  # RANDOM: a weak positive correlation
+                part, "rs", r, param_learning_rate=rate,
+                param_units_1=rate + rng.uniform(0, 2, size=20)))  # fmt: skip
+    results = results_with(errors_where("HYPERBAND", RUNS))
+    results.traces = pd.concat(frames, ignore_index=True)
+    assert condition(claim_id("tpe_correlated"), results) == [True, True]
+
+
+def test_one_layer_share_counts_the_one_layer_networks() -> None:
+    frames = []
+    for method in ("skopt-gp", "tpe", "skopt-rf"):
+        for r in range(RUNS):  # 7 of 10 one-layer, 3 two-layer
+            second = ["False"] * 7 + ["True"] * 3
+            frames.append(traces_for("mrbi", method, r, param_layer_2=second,
+                                     param_layer_3=["False"] * 10))  # fmt: skip
+    results = results_with(errors_where("HYPERBAND", RUNS))
+    results.traces = pd.concat(frames, ignore_index=True)
+    assert condition(claim_id("one_layer_preferred"), results) == [True, True, True]
+
+
+def test_the_most_exploratory_bracket_is_the_one_with_most_configurations() -> None:
+    # medians: n = 16 → 6.5, n = 6 → 8.0, n = 3 → 8.5 (the seed's Table 2.6 ordering)
+    best = pd.DataFrame(
+        [
+            (f"r{r}", n, v + 0.01 * r)
+            for r in range(RUNS)
+            for n, v in ((16, 6.5), (6, 8.0), (3, 8.5))
+        ],
+        columns=["run_id", "configurations", "valid"],
+    )
+    results = results_with(errors_where("HYPERBAND", RUNS))
+    results.brackets = lambda part: best
+    assert condition(claim_id("exploratory_bracket_best"), results) == [True]
+
+
+def test_smbo_must_stay_at_or_below_random_at_every_later_iteration() -> None:
+    from analysis.surrogates.claims import OVERTAKE_FROM
+
+    iterations = np.arange(1, OVERTAKE_FROM + 11)
+    rows = []
+    for method, offset in (("RANDOM", 0.0), ("GP", -1.0), ("TPE", -1.0), ("RF", -1.0)):
+        for r in range(RUNS):
+            best = 20.0 - 0.1 * iterations + offset
+            if method == "GP":
+                best = np.where(iterations == OVERTAKE_FROM + 5, best + 5.0, best)  # one t above
+            rows.append(pd.DataFrame({"part": "mrbi", "method": method, "run_id": f"{method}{r}",
+                                      "iteration": iterations, "best": best}))  # fmt: skip
+    results = results_with(errors_where("HYPERBAND", RUNS))
+    results.curves = pd.concat(rows, ignore_index=True)
+    assert condition(claim_id("smbo_overtakes"), results) == [False, True, True]
