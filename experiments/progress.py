@@ -100,7 +100,9 @@ class StatusLines:
 class RunProgress:
     """One run's evaluations for :class:`StatusLines` (and the terminal's bar): called after
     every evaluation with (iteration, validation loss), as ``experiments.runner.run``'s
-    ``progress``."""
+    ``progress``. A resumed run's first ``replayed`` evaluations come from its journal
+    (:mod:`experiments.journal`): they are said to be replayed, and the time left is estimated
+    from the pace of the evaluations after them."""
 
     def __init__(
         self,
@@ -108,15 +110,19 @@ class RunProgress:
         total: int,
         show_loss: Callable[[float], str],
         clock: Callable[[], float] = time.perf_counter,
+        replayed: int = 0,
     ) -> None:
         self.label, self.total, self.show_loss, self.clock = label, total, show_loss, clock
-        self.started = clock()
+        self.started = self.paced_from = clock()
         self.done = 0
+        self.replayed = replayed
         self.best = math.inf
 
     def __call__(self, iteration: int, loss: float) -> None:
         self.done = iteration
         self.best = min(self.best, loss)
+        if iteration <= self.replayed:  # the pace is measured from the replay's end
+            self.paced_from = self.clock()
 
     def best_text(self) -> str:
         return f"best validation {self.show_loss(self.best)}" if self.done else "no evaluation yet"
@@ -131,4 +137,8 @@ class RunProgress:
         )
         if self.done >= self.total:
             return f"{head}; testing the chosen models"
-        return head + remaining(elapsed, self.done, self.total)
+        if self.done < self.replayed:
+            return f"{head}; replaying {self.replayed} recorded evaluations"
+        return head + remaining(
+            self.clock() - self.paced_from, self.done - self.replayed, self.total - self.replayed
+        )

@@ -62,7 +62,10 @@ def _run_with_progress(
 ) -> RunResult:
     """``run`` with a bar on a terminal (stderr), else a progress line at a steady interval."""
     watch = RunProgress(
-        f"{spec.run_method} {spec.dataset}", planned_evaluations(spec), loss_text(spec.dataset)
+        f"{spec.run_method} {spec.dataset}",
+        planned_evaluations(spec),
+        loss_text(spec.dataset),
+        replayed=0 if journal is None else len(journal.entries),
     )
     if not on_terminal():
         with StatusLines(watch.line, interval_seconds()):

@@ -110,6 +110,23 @@ def test_run_progress_line_says_done_best_elapsed_and_remaining() -> None:
     )
 
 
+def test_a_resumed_runs_line_says_it_replays_and_paces_only_the_new_evaluations() -> None:
+    now = [0.0]
+    watch = RunProgress("gp adult", 200, lambda loss: f"error {100 * loss:.2f}%", lambda: now[0],
+                        replayed=100)  # fmt: skip
+    now[0] = 30.0
+    watch(40, 0.3)
+    assert watch.line().endswith("30 s elapsed; replaying 100 recorded evaluations")
+    now[0] = 60.0
+    watch(100, 0.2)  # the replay ends after 60 s; then 10 evaluations in 5 min
+    now[0] = 360.0
+    watch(110, 0.25)
+    assert watch.line() == (
+        "gp adult: 110/200 evaluations, best validation error 20.00%, 6 min 00 s elapsed, "
+        "about 45 min 00 s left"
+    )
+
+
 def test_durations_and_remaining() -> None:
     assert [duration(s) for s in (0.4, 59, 60, 3599, 3600, 7322)] == [
         "0 s", "59 s", "1 min 00 s", "59 min 59 s", "1 h 00 min", "2 h 02 min",
