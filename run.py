@@ -48,8 +48,8 @@ from hpo.data.catalog import DatasetError
 def _single_run(cfg: DictConfig) -> None:
     spec = spec_from_config(OmegaConf.to_container(cfg, resolve=True))
     path = Path(cfg.results_dir) / run_filename(spec)
-    journal = None
-    if boolean("journal", cfg.journal):
+    journaled, journal = boolean("journal", cfg.journal), None
+    if journaled:
         check_journaled(spec)
     created = [folder for folder in (path.parent, *path.parent.parents) if not folder.exists()]
     finished_before, sidecar = path.exists(), predictions_path(path)
@@ -76,7 +76,7 @@ def _single_run(cfg: DictConfig) -> None:
     try:
         with HardExit(leave_nothing):  # Ctrl-C during a long fit in C ends the run too
             finished, messages = prepare(path, spec, boolean("rerun_stale", cfg.rerun_stale))
-            if boolean("journal", cfg.journal) and not finished:
+            if journaled and not finished:
                 journal = Journal(journal_path(path), path.name)
                 if journal.entries:
                     messages.append(

@@ -332,10 +332,7 @@ class Evaluator:
         by_split: dict[object, tuple[int, list[Mapping[str, object]]]] = {}
         for config, batch in proposals:
             split = self.splits.split_key(batch)
-            key = (config_key(config), split)
-            known = (key if resource is None else (*key, "epochs", float(resource))) in (
-                self._valid_cache
-            )
+            known = self._valid_key(config, batch, resource, "epochs") in self._valid_cache
             if self.learner_of(config) == "ffnn" and not known:
                 by_split.setdefault(split, (batch, []))[1].append(config)
         together = [(batch, todo) for batch, todo in by_split.values() if len(todo) > 1]
