@@ -12,6 +12,7 @@ errors there, and fails CI.
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ import pytest
 from hpo.data.catalog import openml_dir, uci121_dir
 
 SKIP_PREFIX = "data not available: "
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _uci121_present() -> bool:
@@ -101,6 +103,32 @@ def isolated_env(tmp_path: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["HPO_UCI121_DIR"] = str(uci121_dir())
     return env
+
+
+@pytest.fixture()
+def signal_after_first_evaluation(isolated_env: dict[str, str]) -> Callable[..., Any]:
+    """Run ``command`` (a ``run.py`` command line) from the repository root with a progress
+    line every 0.05 s, send it ``signum`` once a line shows a finished evaluation, and return
+    (exit code, stdout, stderr)."""
+
+    def interrupt(command: list[str], signum: int) -> tuple[int, str, str]:
+        env = {**isolated_env, "HPO_PROGRESS_SECONDS": "0.05"}
+        process = subprocess.Popen(
+            command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        try:
+            seen = []
+            while not any("best validation" in line for line in seen):  # in the evaluation loop
+                line = process.stderr.readline()
+                assert line, f"the run ended before any evaluation: {seen}"
+                seen.append(line)
+            process.send_signal(signum)
+            out, err = process.communicate(timeout=120)
+        finally:
+            process.kill()
+        return process.returncode, out, err
+
+    return interrupt
 
 
 @pytest.fixture()

@@ -152,34 +152,22 @@ def test_runs_a_journal_cannot_resume_exactly_are_refused(changes: dict, reason:
 
 
 def test_the_command_keeps_and_names_the_journal_on_ctrl_c_and_resumes(
-    tmp_path: Path, isolated_env: dict
+    tmp_path: Path, isolated_env: dict, signal_after_first_evaluation
 ) -> None:
     results = tmp_path / "results"
     command = [
         sys.executable, "run.py", "optimizer=rs", "dataset=sklearn-iris", "budget=60",
         "curves=false", f"results_dir={results}", "journal=true",
     ]  # fmt: skip
-    env = {**isolated_env, "HPO_PROGRESS_SECONDS": "0.05"}
-    process = subprocess.Popen(
-        command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    try:
-        seen = []
-        while not any("best validation" in line for line in seen):  # in the evaluation loop
-            line = process.stderr.readline()
-            assert line, f"the run ended before any evaluation: {seen}"
-            seen.append(line)
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=120)
-    finally:
-        process.kill()
-    assert process.returncode == 130, err
+    returncode, _, err = signal_after_first_evaluation(command, signal.SIGINT)
+    assert returncode == 130, err
     (journal,) = results.rglob("*.journal")
     last = [line for line in err.splitlines() if not line.startswith("rs sklearn-iris: ")]
     assert len(last) == 1 and last[0].startswith("interrupted (SIGINT): ")
     assert last[0].endswith(f"evaluations kept in {journal}; the same command resumes from them")
     assert list(results.rglob("*.parquet")) == []
 
+    env = {**isolated_env, "HPO_PROGRESS_SECONDS": "0.05"}
     again = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert "resuming: " in again.stderr and f"evaluations recorded in {journal}" in again.stderr

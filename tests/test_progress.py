@@ -66,25 +66,13 @@ def test_a_bad_progress_interval_is_one_line(tmp_path: Path, isolated_env: dict)
     ("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
 )
 def test_a_signal_ends_a_run_in_one_line_with_nothing_written(
-    tmp_path: Path, isolated_env: dict, signum: int, code: int
+    tmp_path: Path, signal_after_first_evaluation, signum: int, code: int
 ) -> None:
-    env = {**isolated_env, "HPO_PROGRESS_SECONDS": "0.05"}
-    process = subprocess.Popen(
-        _command(tmp_path / "results", 10**6), cwd=REPO, env=env, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        seen = []
-        while not any("best validation" in line for line in seen):  # in the evaluation loop
-            line = process.stderr.readline()
-            assert line, f"the run ended before any evaluation: {seen}"
-            seen.append(line)
-        process.send_signal(signum)
-        out, err = process.communicate(timeout=120)
-    finally:
-        process.kill()
+    returncode, out, err = signal_after_first_evaluation(
+        _command(tmp_path / "results", 10**6), signum
+    )
     name = signal.Signals(signum).name
-    assert process.returncode == code
+    assert returncode == code
     after = [line for line in err.splitlines() if not line.startswith("rs sklearn-iris: ")]
     assert after == [
         f"interrupted ({name}): nothing written; run the same command again to start over"
