@@ -143,13 +143,14 @@ class _CountingOptimizer:
         return None if self.keeps_none else self.told
 
 
-def _stub_objective(seconds: float = 0.0):
-    """An instance objective whose every evaluation takes ``seconds`` and scores 0.5."""
-    import time
+def _stub_objective(clock: list[float] | None = None, seconds: float = 0.0):
+    """An instance objective whose every evaluation scores 0.5 and moves the fake ``clock``
+    (one value, the seconds so far) on by ``seconds``."""
     from types import SimpleNamespace
 
     def evaluate(config: dict, instance: int) -> SimpleNamespace:
-        time.sleep(seconds)
+        if clock is not None:
+            clock[0] += seconds
         return SimpleNamespace(loss=0.5, seconds=seconds, breached=False, skipped=False, failure="")
 
     return SimpleNamespace(
@@ -162,15 +163,29 @@ def _stub_objective(seconds: float = 0.0):
     )
 
 
-def test_the_instance_loop_starts_no_evaluation_once_its_time_budget_is_spent():
+def test_the_instance_loop_starts_no_evaluation_once_its_time_budget_is_spent(monkeypatch):
     """Auto-WEKA's budget is time (Thornton 2014, §4): the loop ends within one evaluation of
-    ``time_budget`` seconds, not at the (here unreachable) number of evaluations."""
-    from experiments.instance_loop import run_cash
+    ``time_budget`` seconds, not at the (here unreachable) number of evaluations. The loop's
+    clock is a fake one that only the evaluations move (1/8 s each), so no test waits."""
+    from experiments import instance_loop
 
+    now = [0.0]
+
+    class FakeClock:
+        def __init__(self, kind: str, child_cpu=None) -> None:
+            pass
+
+        def wall(self) -> float:
+            return now[0]
+
+        cpu = spent = wall
+
+    monkeypatch.setattr(instance_loop, "Clock", FakeClock)
     optimizer = _CountingOptimizer(keeps_none=True)
-    run = run_cash(optimizer, _stub_objective(0.05), 10**6, time_budget=0.5, time_kind="wall")
-    assert 0.5 <= run.wall_seconds < 0.5 + 0.05 + 0.4  # one evaluation, plus slack for a slow CI
-    assert 8 <= len(run.trace) <= 11
+    run = instance_loop.run_cash(
+        optimizer, _stub_objective(now, 0.125), 10**6, time_budget=1.0, time_kind="wall"
+    )
+    assert len(run.trace) == 8 and run.wall_seconds == 1.0
 
 
 def test_the_trajectory_stamps_each_incumbent_with_the_evaluation_that_made_it():
