@@ -53,8 +53,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.compose import compose_run
+from experiments.compose import compose_run, override
 from experiments.runner import execute_run
+from experiments.sweep import load_experiment
 
 REFERENCE = Path(__file__).parent / "data" / "chapter3_regression.json"
 METHODS = ("grid", "rs", "gp", "gp_r", "cma_pv_r", "gp_pm")
@@ -109,9 +110,17 @@ def _columns(outcomes: pd.DataFrame) -> dict[str, list[str]]:
     }
 
 
+def _chapter3_overrides(method: str) -> list[str]:
+    """What ``conf/experiment/chapter3.yaml`` sets for ``method`` (its GP methods run with
+    Spearmint's noiseless option), so the guard runs Chapter 3's methods as its sweeps do."""
+    settings = load_experiment("chapter3").get("method_overrides") or {}
+    return [override(key, value) for key, value in (settings.get(method) or {}).items()]
+
+
 def _record(method: str, dataset: str, protocol: str) -> dict[str, list]:
     spec = compose_run(
         [f"optimizer={method}", f"dataset={dataset}", f"protocol={protocol}", f"budget={BUDGET}"]
+        + _chapter3_overrides(method)
     )
     trace, outcomes = execute_run(spec)
     columns = _columns(outcomes)
