@@ -20,13 +20,21 @@ mean test error over repetitions; a dataset counts for the method with the lower
   datasets both have: gp − gp-r, gp alone and gp-r alone, each as mean ± SE in points with the
   signed-rank p.
 
-Thesis reference for the same 87 datasets (|D_TVS| ≤ 1403), from the issue's reading of
-Appendix B (not in this repository): gp-r better on 53, worse on 26, mean +0.56 pp, p = 0.0004.
+Thesis reference for the same 87 datasets (|D_TVS| ≤ 1403), from a reading of the thesis's
+Appendix B per-dataset tables (not in this repository): gp-r better on 53, worse on 26, mean
++0.56 pp, p = 0.0004.
 
     python -m benchmarks.reshuffle_c31 --profile local [--parts fractions pm_incumbent]
-                                       [--budgets 25 50] [--json FILE] [--gp-noise N]
+                                       [--budgets 25 50] [--repetitions 1 2] [--json FILE]
+                                       [--per-dataset FILE] [--thesis FILE] [--gp-noise N]
 
 Every part present in the profile's results is reported (``--parts``: only those named).
+``--repetitions`` keeps only those repetitions (e.g. the ones a variant was not chosen on).
+``--per-dataset FILE`` writes each part's per-dataset means (CSV: part, dataset, gp, gp-r, in %).
+``--thesis FILE`` checks each method's own per-dataset agreement with the thesis: a CSV of the
+thesis's per-dataset mean test errors (columns ``dataset``, ``method`` (gp / gp-r),
+``test_error_pct``, e.g. typed from Appendix B), against which each part's means are compared
+method by method (:func:`thesis_agreement`).
 
 ``--gp-noise N`` also refits, on the final trace of N runs per (part, method), the GP the
 optimizer ends with (Spearmint's chain, 100 burn-in + 10 samples) at loss scales 1 and 50, and
@@ -142,15 +150,31 @@ def against_baseline(final: pd.DataFrame, baseline: pd.DataFrame) -> dict[str, f
     return record
 
 
+def outcomes_of(folder: Path, repetitions: list[int] | None = None) -> pd.DataFrame:
+    """The sweep's outcomes, only ``repetitions`` when given (one clear error for an absent one)."""
+    outcomes = load_outcomes(folder)
+    if repetitions is None:
+        return outcomes
+    present = sorted(int(r) for r in outcomes["repetition"].unique())
+    missing = sorted(set(repetitions) - set(present))
+    if missing:
+        raise ValueError(f"no runs of repetition {missing[0]}; present: {present}")
+    return outcomes[outcomes["repetition"].isin(repetitions)]
+
+
 def report(
     folder: Path,
     budgets: list[int | None],
     parts: list[str] | None = None,
     baseline: str = "fractions",
+    repetitions: list[int] | None = None,
+    thesis: pd.DataFrame | None = None,
 ) -> list[dict[str, object]]:
-    """One record per (part, budget), of ``parts`` (all present when None); a part other than
-    ``baseline`` also carries :func:`against_baseline` when the baseline's runs are there."""
-    outcomes = load_outcomes(folder)
+    """One record per (part, budget), of ``parts`` (all present when None) and ``repetitions``
+    (all when None); a part other than ``baseline`` also carries :func:`against_baseline` when
+    the baseline's runs are there, and every part :func:`thesis_agreement` when ``thesis`` is
+    given."""
+    outcomes = outcomes_of(folder, repetitions)
     present = sorted(outcomes["part"].unique())
     unknown = sorted(set(parts or []) - set(present))
     if unknown:
@@ -166,8 +190,52 @@ def report(
             record.update(compare(rows))
             if part != baseline and len(base):
                 record.update(against_baseline(rows, base))
+            if thesis is not None:
+                record.update(thesis_agreement(rows, thesis))
             records.append(record)
     return records
+
+
+def thesis_agreement(final: pd.DataFrame, thesis: pd.DataFrame) -> dict[str, float]:
+    """Each method's per-dataset means on one part against the thesis's (``thesis``: columns
+    ``dataset``, ``method``, ``test_error_pct``), on the datasets both have: the mean offset
+    (ours − thesis) ± SE in points, its signed-rank p and the Spearman correlation over datasets;
+    and the thesis's own gp − gp-r split on those datasets, so that the pattern is compared on
+    the same set."""
+    ours = per_dataset(final)
+    theirs = thesis.pivot_table(index="dataset", columns="method", values="test_error_pct")
+    record: dict[str, float] = {}
+    for method in ("gp", "gp-r"):
+        if method not in theirs:
+            raise ValueError(f"the thesis file has no rows of method {method!r}")
+        shared = ours.index.intersection(theirs[method].dropna().index)
+        a, b = ours.loc[shared, method].to_numpy(), theirs.loc[shared, method].to_numpy()
+        offset = a - b
+        record[f"thesis_{method}_datasets"] = len(shared)
+        record[f"thesis_{method}_offset_pp"] = float(offset.mean())
+        record[f"thesis_{method}_offset_se_pp"] = float(offset.std(ddof=1) / np.sqrt(len(a)))
+        record[f"thesis_{method}_p"] = wilcoxon_pvalue(a, b)
+        varies = np.ptp(a) > 0 and np.ptp(b) > 0  # else the correlation is undefined
+        record[f"thesis_{method}_spearman"] = (
+            float(scipy_stats.spearmanr(a, b).statistic) if varies else float("nan")
+        )
+    both = theirs[["gp", "gp-r"]].dropna()
+    thesis_diff = (both["gp"] - both["gp-r"]).reindex(ours.index).dropna()
+    record["thesis_better"] = int((thesis_diff > 0).sum())
+    record["thesis_worse"] = int((thesis_diff < 0).sum())
+    record["thesis_mean_pp"] = float(thesis_diff.mean())
+    return record
+
+
+def read_thesis(path: Path) -> pd.DataFrame:
+    """The thesis's per-dataset means for ``--thesis`` (one clear error if a column is missing)."""
+    frame = pd.read_csv(path)
+    missing = {"dataset", "method", "test_error_pct"} - set(frame.columns)
+    if missing:
+        raise ValueError(
+            f"{path}: no column {sorted(missing)[0]!r}; needs dataset, method, test_error_pct"
+        )
+    return frame
 
 
 def gp_beliefs(run_file: Path, loss_scale: float, seed: int = 0) -> dict[str, float]:
@@ -238,6 +306,33 @@ def _print(records: list[dict[str, object]]) -> None:
                 for key, label in (("diff", "gp - gp-r"), ("gp", "gp"), ("gp-r", "gp-r"))
             )
             print(f"    against fractions on {r['paired_datasets']} datasets: {changes}")
+        if "thesis_gp_datasets" in r:
+            agreement = ", ".join(
+                f"{m} {r[f'thesis_{m}_offset_pp']:+.2f} ± {r[f'thesis_{m}_offset_se_pp']:.2f} pp "
+                f"(p = {r[f'thesis_{m}_p']:.3g}, Spearman {r[f'thesis_{m}_spearman']:.2f}, "
+                f"{r[f'thesis_{m}_datasets']} datasets)"
+                for m in ("gp", "gp-r")
+            )
+            print(
+                f"    against the thesis's per-dataset means (ours - thesis): {agreement}; the "
+                f"thesis's own split there: {r['thesis_better']} / {r['thesis_worse']}, "
+                f"{r['thesis_mean_pp']:+.2f} pp"
+            )
+
+
+def write_per_dataset(
+    folder: Path, parts: list[str] | None, repetitions: list[int] | None, path: Path
+) -> None:
+    """Each part's per-dataset means at the final budget (CSV), for checks against values
+    outside this repository (the thesis's Appendix B)."""
+    final = errors_at(outcomes_of(folder, repetitions), None)
+    frames = [
+        per_dataset(rows).reset_index().assign(part=part)
+        for part, rows in final.groupby("part", sort=True)
+        if not parts or part in parts
+    ]
+    table = pd.concat(frames)[["part", "dataset", "gp", "gp-r"]]
+    table.round(4).to_csv(path, index=False)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -246,18 +341,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results-root", type=Path, default=layout.RESULTS_ROOT)
     parser.add_argument("--parts", nargs="*", default=None, help="default: every part present")
     parser.add_argument("--budgets", type=int, nargs="*", default=[], help="besides the final")
+    parser.add_argument("--repetitions", type=int, nargs="*", default=None, help="only these")
     parser.add_argument("--json", type=Path, default=None, help="also write the records here")
+    parser.add_argument("--per-dataset", type=Path, default=None, help="CSV of per-dataset means")
+    parser.add_argument("--thesis", type=Path, default=None, help="the thesis's per-dataset CSV")
     parser.add_argument("--gp-noise", type=int, default=0, help="refit the GP on N runs' traces")
     args = parser.parse_args(argv)
     folder = layout.sweep_dir("reshuffle", args.profile, args.results_root)
     try:
-        records = report(folder, [*args.budgets, None], args.parts)
-    except ValueError as err:
+        thesis = read_thesis(args.thesis) if args.thesis else None
+        records = report(
+            folder, [*args.budgets, None], args.parts, "fractions", args.repetitions, thesis
+        )
+    except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     _print(records)
     if args.json:
         args.json.write_text(json.dumps(records, indent=1, default=float))
+    if args.per_dataset:
+        write_per_dataset(folder, args.parts, args.repetitions, args.per_dataset)
     if args.gp_noise:
         print(beliefs_table(folder, args.gp_noise).round(3).to_string(index=False))
     return 0

@@ -8,7 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchmarks.reshuffle_c31 import against_baseline, compare, errors_at, report
+from benchmarks.reshuffle_c31 import (
+    against_baseline,
+    compare,
+    errors_at,
+    main,
+    report,
+    thesis_agreement,
+)
 from experiments.compose import compose_run
 from hpo.evaluation.protocol import ProtocolSettings, RepetitionSplits
 from hpo.optimizers.bayes import GPEIOptimizer
@@ -128,3 +135,46 @@ def test_report_covers_every_part_present_or_those_named(tmp_path) -> None:
     assert [r["part"] for r in report(tmp_path, [None], ["pm_incumbent"])] == ["pm_incumbent"]
     with pytest.raises(ValueError, match="no runs of part 'valid_half'; present: fractions, pm_"):
         report(tmp_path, [None], ["valid_half"])
+
+
+def _thesis(gp_offset: float = 0.0) -> pd.DataFrame:
+    """A thesis file for the four datasets of :func:`_outcomes`: gp-r 20 %, gp per dataset."""
+    gp = {"a": 21.0, "b": 19.5, "c": 20.0, "d": 22.0}
+    rows = [{"dataset": d, "method": "gp", "test_error_pct": e + gp_offset} for d, e in gp.items()]
+    rows += [{"dataset": d, "method": "gp-r", "test_error_pct": 20.0} for d in gp]
+    return pd.DataFrame(rows)
+
+
+def test_each_method_is_compared_with_the_thesis_per_dataset() -> None:
+    final = errors_at(_outcomes(), None)  # ours: gp 22, 19, 20, 23 %; gp-r 20 %
+    agreement = thesis_agreement(final, _thesis(gp_offset=-1.0))
+    assert agreement["thesis_gp_datasets"] == 4
+    assert agreement["thesis_gp_offset_pp"] == pytest.approx(1.375)  # ours - thesis: 2, 0.5, 1, 2
+    assert agreement["thesis_gp-r_offset_pp"] == pytest.approx(0.0)
+    assert agreement["thesis_gp_spearman"] == pytest.approx(1.0)
+    # the thesis's split on the same datasets: gp 20, 18.5, 19, 21 against gp-r 20
+    assert (agreement["thesis_better"], agreement["thesis_worse"]) == (1, 2)
+    with pytest.raises(ValueError, match="no rows of method 'gp-r'"):
+        thesis_agreement(final, _thesis().query("method == 'gp'"))
+
+
+def test_the_command_line_keeps_repetitions_and_writes_per_dataset_means(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    folder = tmp_path / "reshuffle" / "local"
+    folder.mkdir(parents=True)
+    _outcomes().to_parquet(folder / "outcomes.parquet")
+    thesis, means = tmp_path / "thesis.csv", tmp_path / "means.csv"
+    _thesis().to_csv(thesis, index=False)
+    argv = ["--results-root", str(tmp_path), "--repetitions", "1", "--per-dataset", str(means)]
+    assert main([*argv, "--thesis", str(thesis)]) == 0
+    printed = capsys.readouterr().out
+    assert "4 datasets x 1 rep" in printed and "against the thesis's per-dataset means" in printed
+    written = pd.read_csv(means)
+    assert list(written.columns) == ["part", "dataset", "gp", "gp-r"]
+    assert written["gp"].tolist() == pytest.approx([22.0, 19.0, 20.0, 23.0])
+    assert main([*argv[:2], "--repetitions", "5"]) == 2
+    assert "no runs of repetition 5; present: [0, 1]" in capsys.readouterr().err
+    pd.DataFrame({"dataset": ["a"]}).to_csv(thesis, index=False)
+    assert main([*argv[:2], "--thesis", str(thesis)]) == 2
+    assert "no column 'method'" in capsys.readouterr().err
