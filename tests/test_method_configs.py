@@ -29,7 +29,7 @@ import yaml
 
 from experiments.compose import compose_run
 from experiments.config import CONF_DIR
-from experiments.sweep import plan
+from experiments.sweep import load_experiment, plan
 from hpo.rules.final_selection import METHOD_RULES
 
 # method: (family, reshuffle, selection split, rule or {reported method: rule})
@@ -323,3 +323,22 @@ def test_chapter3_pm_part_reads_gp_pm_from_the_gp_runs(tmp_path: Path) -> None:
     assert len(runs) == 5 * 2 * 2
     for key, groups in runs.items():
         assert groups == expected, key
+
+
+def test_chapter3_runs_its_gp_methods_noiseless_and_nothing_else(tmp_path: Path) -> None:
+    """Chapter 3's GP-EI runs with Spearmint's noiseless option in every profile (the setting is
+    the experiment's, not a profile's; docs/reshuffling.md, "Decision"); its other methods, and
+    the `gp` optimizer run alone, are untouched."""
+    gp_methods = {"gp", "gp_sel", "gp_r", "gp_sel_r", "gp_pm", "gp_pm_r"}
+    config = load_experiment("chapter3")
+    assert set(config["method_overrides"]) == gp_methods
+    assert all("method_overrides" not in p for p in _all_parts(config))
+    for run in plan("chapter3", "smoke", results_root=tmp_path):
+        gp = next(iter(run.spec.rules)).startswith("gp")
+        assert run.spec.optimizer_settings.get("fixed_noise") == (1e-3 if gp else None), run.path
+    alone = compose_run(["optimizer=gp", "dataset=sklearn-iris"])
+    assert "fixed_noise" not in alone.optimizer_settings
+
+
+def _all_parts(config: dict) -> list[dict]:
+    return [part for profile in config["profiles"].values() for part in profile["parts"].values()]
