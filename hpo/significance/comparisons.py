@@ -28,7 +28,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import scikit_posthocs
 from scipy import stats
 
 CRITERIA = ("generalisation", "speed", "stability", "simplicity", "interpretability")
@@ -170,6 +169,10 @@ def compare_to_best(scores: Sequence[Sequence[float]], alpha: float = DEFAULT_AL
             omnibus, p_matrix = 1.0, np.ones((k, k))
         else:
             omnibus = float(stats.kruskal(*groups).pvalue)
+            # imported here: scikit-posthocs imports matplotlib and seaborn, about a third of
+            # the start-up time of every run that never reaches this line
+            import scikit_posthocs
+
             p_matrix = scikit_posthocs.posthoc_nemenyi(groups).to_numpy()
     p_values = tuple(1.0 if i == best else float(p_matrix[best, i]) for i in range(k))
     significant = omnibus <= alpha
