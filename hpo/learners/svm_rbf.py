@@ -20,9 +20,17 @@ from collections.abc import Callable, Hashable, Mapping
 import numpy as np
 from sklearn.svm import SVC
 
-from hpo.gp.elementwise import exp_neg_scaled
 from hpo.learners.guard import FitGuard, libsvm_limits
 from hpo.learners.registry import Value, register_learner
+
+
+def _exp_neg_scaled(values: np.ndarray, gamma: float, out: np.ndarray) -> np.ndarray:
+    """``exp(-gamma * values)`` into ``out`` (:func:`hpo.gp.elementwise.exp_neg_scaled`),
+    imported on the first kernel: numba's import costs every process that never fits an SVM
+    (a refused command, ``--help``) about half a second."""
+    from hpo.gp.elementwise import exp_neg_scaled
+
+    return exp_neg_scaled(values, gamma, out)
 
 
 def squared_distances(X: np.ndarray) -> np.ndarray:
@@ -70,7 +78,7 @@ class SquaredDistanceCache:
         if self._scratch.size < len(rows) ** 2:
             self._scratch = np.empty(len(rows) ** 2)
         out = self._scratch[: len(rows) ** 2].reshape(len(rows), len(rows))
-        return exp_neg_scaled(entry[1], gamma, out)
+        return _exp_neg_scaled(entry[1], gamma, out)
 
     def _used_bytes(self) -> int:
         return sum(distances.nbytes for _, distances in self._entries.values())
@@ -116,7 +124,7 @@ def rbf_svc_predict(
         sq_dist = np.einsum("ij,ij->i", rows, rows)[:, None] + support_sq[None, :]
         sq_dist -= 2.0 * rows @ support.T
         np.maximum(sq_dist, 0.0, out=sq_dist)
-        kernel = exp_neg_scaled(sq_dist, gamma, out=sq_dist)
+        kernel = _exp_neg_scaled(sq_dist, gamma, out=sq_dist)
         votes = np.zeros((len(rows), n_classes), dtype=np.int64)
         pair = 0
         for i in range(n_classes):
