@@ -35,6 +35,7 @@ def run_py(*overrides: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_a_method_runs_by_name_through_run_py_and_another_budget_is_a_new_run(tmp_path):
     """The defect of the seed's first command line: ``--budget 30`` then ``--budget 15`` reused
     the first file. Here each is its own run, with the provenance of every results file."""
@@ -306,6 +307,7 @@ def test_ex_def_records_the_oracle_test_error_of_every_learner(tmp_path):
     assert table.loc[0, "ExDef Gap ours"] == oracle["zero_r"] - min(oracle.values())
 
 
+@pytest.mark.slow
 def test_the_ci_profile_runs_through_the_sweep_resumes_and_the_report_engine_writes_it(
     tmp_path, capsys
 ):

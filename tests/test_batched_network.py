@@ -267,6 +267,7 @@ def test_a_hyperband_run_is_the_same_with_its_rungs_batched(monkeypatch, plan_sp
     assert (off["resource_spent"] < off["resource"]).any()  # some stopped early
 
 
+@pytest.mark.slow
 def test_a_bohb_run_is_the_same_with_its_rungs_batched(monkeypatch, plan_spec) -> None:
     """BOHB's rungs are fixed before any of them is told (hpo/optimizers/bohb.py), so they are
     asked ahead and trained together too: the same trace (configurations, losses, epochs

@@ -152,6 +152,7 @@ print(json.dumps(proposals))
 """
 
 
+@pytest.mark.slow
 def test_bohb_proposals_do_not_depend_on_pythons_hash_seed() -> None:
     """SMACOptimizer's fix of SMAC's hash-ordered local search holds for the facade too."""
     outputs = []

@@ -47,6 +47,7 @@ def test_every_shipped_carps_optimizer_passes_the_conformance_checks(method: str
     check_optimizer(optimizer_class("carps"), budget=6, **_settings(method))
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_results_file_with_both_libraries_recorded(
     tmp_path: Path, isolated_env: dict
 ) -> None:

@@ -341,6 +341,7 @@ def test_wave_neighbours_are_configspace_s_on_the_full_cash_space(task):
     assert changed > 1000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["classification", "regression"])
 def test_one_pass_deactivation_is_configspace_s_on_sobol_designs(task):
     """SMAC's Sobol initial design of the full CASH space made into configurations
@@ -368,6 +369,7 @@ def test_one_pass_deactivation_is_configspace_s_on_sobol_designs(task):
     assert len({c["learner"] for c in want}) > 8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("space, n", [("small", 80), ("cash", 40)])
 def test_smac_proposals_are_unchanged_by_the_shortcuts_and_the_batched_best(
     space, n, request, monkeypatch

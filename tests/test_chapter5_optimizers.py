@@ -213,6 +213,7 @@ print(json.dumps(proposals))
 """
 
 
+@pytest.mark.slow
 def test_smac_proposals_do_not_depend_on_python_s_hash_seed() -> None:
     """SMAC 2.x orders its local search's starts by string hashes (salted per process); the
     adapter fixes the order, so two processes with the same seed propose the same points."""

@@ -42,6 +42,7 @@ def _submitit_sweep(root: Path, *overrides: str) -> subprocess.CompletedProcess:
     return _run(command, root)
 
 
+@pytest.mark.slow
 def test_submitit_shards_equal_the_sweep_run_for_run(tmp_path: Path) -> None:
     cluster, direct = tmp_path / "cluster", tmp_path / "direct"
     submitted = _submitit_sweep(cluster, "shard=range(0,2)")

@@ -56,7 +56,10 @@ def _run_in_fresh_process(args: list[str], out: Path, env: dict[str, str]) -> pd
 @pytest.mark.parametrize(
     "args",
     [
-        ["optimizer=gp_r", "dataset=sklearn-wine", "budget=8", "seed=5"],
+        pytest.param(
+            ["optimizer=gp_r", "dataset=sklearn-wine", "budget=8", "seed=5"],
+            marks=pytest.mark.slow,  # the slowest of the three; `make test-slow` and CI run it
+        ),
         ["optimizer=cma_pv_r", "dataset=sklearn-iris", "budget=8", "seed=5", "protocol=cv5"],
         ["optimizer=rs", "dataset=sklearn-wine", "budget=8", "seed=5"],
     ],

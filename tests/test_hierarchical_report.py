@@ -70,6 +70,7 @@ def test_claims_are_not_evaluated_on_one_dataset() -> None:
         assert run_claim(claim, synthetic_rows()).status == NOT_EVALUATED, claim.id
 
 
+@pytest.mark.slow
 def test_the_report_of_two_tiny_runs(tmp_path: Path) -> None:
     fast = ["budget=3", "optimizer.model_selection.repeats=1", "optimizer.model_selection.folds=3"]
     fast += ["protocol.n_folds=3", "experiment=hierarchical"]

@@ -50,6 +50,7 @@ def _run(args: list[str], env: dict) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["optuna_tpe", "optuna_gp"])
 def test_the_same_seed_gives_the_same_results_file(
     method: str, tmp_path: Path, isolated_env: dict

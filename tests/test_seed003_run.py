@@ -124,6 +124,7 @@ def test_old_runs_keep_their_identity() -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_17_learner_run_returns_the_ranked_tied_set_and_the_file_gives_it_back(
     tmp_path: Path,
 ) -> None:
@@ -154,6 +155,7 @@ def test_a_17_learner_run_returns_the_ranked_tied_set_and_the_file_gives_it_back
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["pds", "hypercube"])
 def test_the_seed_optimisers_run_by_name(method: str) -> None:
     spec = compose_run(

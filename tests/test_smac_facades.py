@@ -24,6 +24,7 @@ from hpo.testing import check_optimizer  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_the_blackbox_facade_runs_by_configuration_and_reproducibly() -> None:
     spec = compose_run(["optimizer=smac_blackbox", "dataset=sklearn-iris", "budget=6"])
     assert dict(spec.optimizer_settings)["facade"] == "smac.BlackBoxFacade"
@@ -32,6 +33,7 @@ def test_the_blackbox_facade_runs_by_configuration_and_reproducibly() -> None:
     assert without_timing(first.outcomes).equals(without_timing(again.outcomes))
 
 
+@pytest.mark.slow
 def test_the_blackbox_facade_passes_the_conformance_checks() -> None:
     check_optimizer(SMACOptimizer, budget=6, facade="smac.BlackBoxFacade", impute="smac")
 

@@ -63,6 +63,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     return _consolidated(root)
 
 
+@pytest.mark.slow
 def test_killed_sweep_resumes_to_identical_results(tmp_path: Path) -> None:
     experiment = tmp_path / "slow.yaml"
     experiment.write_text(SLOW_EXPERIMENT)
@@ -95,6 +96,7 @@ def test_killed_sweep_resumes_to_identical_results(tmp_path: Path) -> None:
     assert not [p for p in leftovers if "merged" not in p.parts and p.suffix != ".tmp"]
 
 
+@pytest.mark.slow
 def test_two_workers_on_one_directory_never_corrupt_a_file(tmp_path: Path, reference) -> None:
     processes = [
         subprocess.Popen(
