@@ -163,18 +163,16 @@ def outcomes_of(folder: Path, repetitions: list[int] | None = None) -> pd.DataFr
 
 
 def report(
-    folder: Path,
+    outcomes: pd.DataFrame,
     budgets: list[int | None],
     parts: list[str] | None = None,
     baseline: str = "fractions",
-    repetitions: list[int] | None = None,
     thesis: pd.DataFrame | None = None,
 ) -> list[dict[str, object]]:
-    """One record per (part, budget), of ``parts`` (all present when None) and ``repetitions``
-    (all when None); a part other than ``baseline`` also carries :func:`against_baseline` when
-    the baseline's runs are there, and every part :func:`thesis_agreement` when ``thesis`` is
-    given."""
-    outcomes = outcomes_of(folder, repetitions)
+    """One record per (part, budget) of a sweep's ``outcomes`` (:func:`outcomes_of`), of
+    ``parts`` (all present when None); a part other than ``baseline`` also carries
+    :func:`against_baseline` when the baseline's runs are there, and every part
+    :func:`thesis_agreement` when ``thesis`` is given."""
     present = sorted(outcomes["part"].unique())
     unknown = sorted(set(parts or []) - set(present))
     if unknown:
@@ -320,12 +318,10 @@ def _print(records: list[dict[str, object]]) -> None:
             )
 
 
-def write_per_dataset(
-    folder: Path, parts: list[str] | None, repetitions: list[int] | None, path: Path
-) -> None:
+def write_per_dataset(outcomes: pd.DataFrame, parts: list[str] | None, path: Path) -> None:
     """Each part's per-dataset means at the final budget (CSV), for checks against values
     outside this repository (the thesis's Appendix B)."""
-    final = errors_at(outcomes_of(folder, repetitions), None)
+    final = errors_at(outcomes, None)
     frames = [
         per_dataset(rows).reset_index().assign(part=part)
         for part, rows in final.groupby("part", sort=True)
@@ -350,9 +346,8 @@ def main(argv: list[str] | None = None) -> int:
     folder = layout.sweep_dir("reshuffle", args.profile, args.results_root)
     try:
         thesis = read_thesis(args.thesis) if args.thesis else None
-        records = report(
-            folder, [*args.budgets, None], args.parts, "fractions", args.repetitions, thesis
-        )
+        outcomes = outcomes_of(folder, args.repetitions)
+        records = report(outcomes, [*args.budgets, None], args.parts, "fractions", thesis)
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -360,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(records, indent=1, default=float))
     if args.per_dataset:
-        write_per_dataset(folder, args.parts, args.repetitions, args.per_dataset)
+        write_per_dataset(outcomes, args.parts, args.per_dataset)
     if args.gp_noise:
         print(beliefs_table(folder, args.gp_noise).round(3).to_string(index=False))
     return 0

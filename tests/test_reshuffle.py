@@ -13,6 +13,7 @@ from benchmarks.reshuffle_c31 import (
     compare,
     errors_at,
     main,
+    outcomes_of,
     report,
     thesis_agreement,
 )
@@ -129,12 +130,13 @@ def test_a_variant_is_compared_with_the_baseline_paired_by_dataset() -> None:
 def test_report_covers_every_part_present_or_those_named(tmp_path) -> None:
     both = pd.concat([_outcomes(), _outcomes("pm_incumbent", gp_r_shift=-0.01)])
     both.to_parquet(tmp_path / "outcomes.parquet")
-    records = report(tmp_path, [None])
+    records = report(outcomes_of(tmp_path), [None])
     assert [r["part"] for r in records] == ["fractions", "pm_incumbent"]
     assert "paired_datasets" not in records[0] and records[1]["change_diff_pp"] == pytest.approx(1)
-    assert [r["part"] for r in report(tmp_path, [None], ["pm_incumbent"])] == ["pm_incumbent"]
+    named = report(outcomes_of(tmp_path), [None], ["pm_incumbent"])
+    assert [r["part"] for r in named] == ["pm_incumbent"]
     with pytest.raises(ValueError, match="no runs of part 'valid_half'; present: fractions, pm_"):
-        report(tmp_path, [None], ["valid_half"])
+        report(outcomes_of(tmp_path), [None], ["valid_half"])
 
 
 def _thesis(gp_offset: float = 0.0) -> pd.DataFrame:
