@@ -33,13 +33,14 @@ demo: $(STAMP)
 # Test files are spread over up to TEST_JOBS worker processes (pytest-xdist; a file stays on one
 # worker, so module fixtures are built once); TEST_JOBS=0 runs them in this process.
 TEST_JOBS ?= auto
+PARALLEL_PYTEST = $(PY) -m pytest -n $(TEST_JOBS) --maxprocesses 4 --dist loadfile
 test: $(STAMP)
-	$(PY) -m pytest -n $(TEST_JOBS) --maxprocesses 4 --dist loadfile
+	$(PARALLEL_PYTEST)
 
 # The end-to-end tests that take 15 s or more each (fresh processes, whole sweeps, SMAC's GP);
 # CI runs them after the default suite.
 test-slow: $(STAMP)
-	$(PY) -m pytest -m slow -n $(TEST_JOBS) --maxprocesses 4 --dist loadfile
+	$(PARALLEL_PYTEST) -m slow
 
 # Mutation testing (docs/testing.md): hours on one core, not part of CI. MUTMUT_JOBS workers;
 # mutants of the modules in pyproject.toml's [tool.mutmut] only_mutate; prints a score per module.
