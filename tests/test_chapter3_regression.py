@@ -47,6 +47,7 @@ a commit of its own that says why.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sys
@@ -109,11 +110,17 @@ def _columns(outcomes: pd.DataFrame) -> dict[str, list[str]]:
     }
 
 
+@functools.cache
+def _chapter3_method_overrides() -> dict[str, dict[str, object]]:
+    """``conf/experiment/chapter3.yaml``'s ``method_overrides``, composed once per session."""
+    return load_experiment("chapter3").get("method_overrides") or {}
+
+
 def _chapter3_overrides(method: str) -> list[str]:
     """What ``conf/experiment/chapter3.yaml`` sets for ``method`` (its GP methods run with
     Spearmint's noiseless option), so the guard runs Chapter 3's methods as its sweeps do."""
-    settings = load_experiment("chapter3").get("method_overrides") or {}
-    return [override(key, value) for key, value in (settings.get(method) or {}).items()]
+    settings = _chapter3_method_overrides().get(method) or {}
+    return [override(key, value) for key, value in settings.items()]
 
 
 def _record(method: str, dataset: str, protocol: str) -> dict[str, list]:
