@@ -24,7 +24,9 @@ validation rows; spec B3.1).
 
     nice -n 5 python benchmarks/ffnn_epoch.py --json benchmarks/ffnn_epoch_costs.json
 
-On a GPU, ``--device cuda`` measures the GPU's epoch (the table then costs GPU-hours).
+On a GPU, ``--device cuda --json benchmarks/ffnn_epoch_costs_cuda.json`` measures the GPU's
+epoch the same way; ``sweep cost`` gives the GPU-hours from that table when it is committed (and
+says the GPU's cost is unmeasured while it is not).
 
 ``--batched`` measures instead the batched trainer (``hpo/learners/batched_network.py``): seconds
 per epoch *per network* when M networks train as one model, for each M of ``--sizes``, against
@@ -172,7 +174,7 @@ def batched_table(
     small = tuple(a[:64] for a in data)
     batched([8, 8], small, 1, device)  # the first batched matmuls of a process pay a set-up
     print(f"seconds per epoch per network, {epochs} epoch(s), median of {repeats}, device "
-          f"{device}, {torch.get_num_threads()} thread(s); GPU: unmeasured")  # fmt: skip
+          f"{device_name(device)}, {torch.get_num_threads()} CPU thread(s)")  # fmt: skip
     print(f"{'rung':22} {'M':>4} {'batched':>9} {'alone':>9} {'speed-up':>9}")
     for name, rung_widths, buckets in rungs:
         for m in (m for m in sizes if m <= len(rung_widths)):
@@ -223,6 +225,13 @@ def epoch_costs(data, repeats: int, epochs: int, device: str) -> dict[str, dict]
     return costs
 
 
+def device_name(device: str) -> str:
+    """``device`` as the table records it: a GPU by its name (``cuda: NVIDIA H100 ...``)."""
+    if device.startswith("cuda"):
+        return f"{device}: {torch.cuda.get_device_name(torch.device(device))}"
+    return device
+
+
 def write_costs(path: str, data, repeats: int, epochs: int, device: str) -> None:
     """The epoch-cost table (``--json``), with the command and date, as throughput_costs.json."""
     record = {
@@ -230,6 +239,7 @@ def write_costs(path: str, data, repeats: int, epochs: int, device: str) -> None
         f"--device {device} --json {path}",
         "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "device": device,
+        "device_name": device_name(device),
         "threads": 1,
         "repeats": repeats,
         "epochs": epochs,

@@ -26,8 +26,11 @@ Two kinds of run are costed otherwise (the ``surrogates`` experiment, seed 002):
   of its budget: an upper bound, as a fit on a share of the rows costs less than that share
   (libsvm's time grows faster than linearly in the rows).
 
-``GPU_SPEEDUP`` (an assumption, not measured: no GPU was at hand) turns the network runs'
-core-hours into the GPU-hours the cost line projects.
+On a GPU the network runs' epochs cost what ``benchmarks/ffnn_epoch.py --device cuda --json``
+measured there (``benchmarks/ffnn_epoch_costs_cuda.json``, the same table for the GPU's epoch,
+one network at a time): the GPU line gives those GPU-hours beside the core-hours. No speed-up is
+assumed: while no GPU table is committed, the line says the GPU's cost is unmeasured and how to
+measure it.
 
 A run with a **time budget** (``time_budget``, seed 003's paper profile: 8 hours of optimisation
 per run) costs that budget plus, when a model-selection stage follows (not in the ``priors``
@@ -67,7 +70,7 @@ EPOCH_COSTS_FILE = COSTS_FILE.with_name("ffnn_epoch_costs.json")
 MULTI_FIDELITY = ("hyperband", "bohb")  # methods that run Hyperband's plan, not their budget
 FIDELITY_SETTINGS = ("max_resource", "eta", "unit", "resource", "rounding", "iterations")
 FULL_FIT_FAMILY = "rs"  # the table family whose cells give the cost of one full fit
-GPU_SPEEDUP = 10.0  # [assumption] a GPU epoch of these small MLPs vs one CPU core (not measured)
+GPU_EPOCH_COSTS_FILE = COSTS_FILE.with_name("ffnn_epoch_costs_cuda.json")  # measured on a GPU
 SELECTION_STAGE_ALLOWANCE = 0.5  # [assumption] seed 003's selection stage, a share of time_budget
 TIME_BUDGET_FAMILY = "time budget"  # the cost family of runs costed by their time budget
 
@@ -400,19 +403,41 @@ def train_fraction_lines(runs: pd.DataFrame) -> list[str]:
     ]
 
 
-def gpu_line(estimate: Estimate, speedup: float = GPU_SPEEDUP) -> list[str]:
-    """What a GPU changes: the network runs' hours at an assumed speed-up (none without them)."""
+def gpu_line(
+    table: pd.DataFrame, estimate: Estimate, gpu_costs_file: Path = GPU_EPOCH_COSTS_FILE
+) -> list[str]:
+    """What a GPU changes (none without network runs): the network runs' GPU-hours at the GPU's
+    measured epoch (``gpu_costs_file``), or that it is unmeasured while no such table exists."""
     e = estimate
     if not e.network_core_hours:
         return []
+    other = f"the other {e.core_hours - e.network_core_hours:,.2f} core-hours stay on CPU"
+    measure = f"python benchmarks/ffnn_epoch.py --device cuda --json {_repo_path(gpu_costs_file)}"
+    if not Path(gpu_costs_file).exists():
+        return [
+            f"on a GPU: unmeasured, no GPU epoch-cost table ({_repo_path(gpu_costs_file)}); "
+            f"the network runs' {e.network_core_hours:,.2f} core-hours are one CPU thread's; "
+            f"{other}; measure on the GPU with: {measure} (one network at a time) and "
+            "python benchmarks/ffnn_epoch.py --batched --device cuda (M networks as one model)"
+        ]
+    network = table[table["epochs"] > 0]
+    gpu_hours = network_seconds(network, load_epoch_costs(gpu_costs_file)).sum() / 3600
+    measured = json.loads(Path(gpu_costs_file).read_text())
     return [
-        f"on a GPU: the network runs' {e.network_core_hours:,.2f} core-hours become about "
-        f"{e.network_core_hours / speedup:,.2f} GPU-hours at an assumed {speedup:g}x speed-up "
-        "(GPU_SPEEDUP, not measured: no GPU here), the other "
-        f"{e.core_hours - e.network_core_hours:,.2f} core-hours stay on CPU; add "
-        "`space.settings.device: cuda` to the network parts' overrides and re-measure the epoch "
-        "there: python benchmarks/ffnn_epoch.py --device cuda --json FILE"
+        f"on a GPU: the network runs' {e.network_core_hours:,.2f} core-hours are "
+        f"{gpu_hours:,.2f} GPU-hours, one network at a time at the GPU's measured epoch "
+        f"({_repo_path(gpu_costs_file)}, {measured.get('device_name', measured.get('device'))}, "
+        f"{measured.get('measured', '?')}); {other}; add `space.settings.device: cuda` to the "
+        "network parts' overrides"
     ]
+
+
+def _repo_path(path: Path) -> str:
+    """``path`` relative to the repository when inside it (as commands are typed)."""
+    try:
+        return str(Path(path).resolve().relative_to(COSTS_FILE.parents[1]))
+    except ValueError:
+        return str(path)
 
 
 def dependent_lines(runs: Sequence[Any]) -> list[str]:
@@ -472,6 +497,7 @@ def print_cost(
     max_array_size: int = MAX_ARRAY_SIZE,
     costs_file: Path = COSTS_FILE,
     epoch_costs_file: Path = EPOCH_COSTS_FILE,
+    gpu_costs_file: Path = GPU_EPOCH_COSTS_FILE,
 ) -> int:
     """Print the cost of submitting ``runs`` in ``n_shards`` shards; returns the exit code."""
     check_submission(n_shards, max_array_size)
@@ -488,7 +514,7 @@ def print_cost(
         *lines,
         *train_fraction_lines(table),
         *time_budget_lines(table),
-        *gpu_line(result),
+        *gpu_line(table, result, gpu_costs_file),
         *dependent_lines(runs),
     ]:
         print(line)

@@ -59,16 +59,35 @@ def _one(runs: list, part: str, method: str):
 
 
 def test_paper_profile_prints_cpu_hours_and_the_gpu_line(
-    paper: list, capsys: pytest.CaptureFixture[str]
+    paper: list, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert print_cost("surrogates", "paper", paper, n_shards=100) == 0
+    no_gpu_table = tmp_path / "ffnn_epoch_costs_cuda.json"
+    assert print_cost("surrogates", "paper", paper, n_shards=100, gpu_costs_file=no_gpu_table) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"surrogates/paper: {len(paper)} runs in 100 shards (up to 48 runs each)"
     assert lines[2].startswith("estimated cost: ")
     assert any(line.startswith("network runs: 100 runs, ") for line in lines)
     assert any("early stopping stops sooner" in line for line in lines)
-    assert any(line.startswith("on a GPU: ") and "device: cuda" in line for line in lines)
+    (gpu,) = [line for line in lines if line.startswith("on a GPU: ")]
+    assert (
+        gpu.startswith("on a GPU: unmeasured, no GPU epoch-cost table") and "x speed-up" not in gpu
+    )
+    assert "--device cuda --json" in gpu and "--batched --device cuda" in gpu
     assert any("libsvm is superlinear" in line for line in lines)
+
+
+def test_gpu_hours_are_the_runs_epochs_at_the_gpus_measured_epoch(
+    paper: list, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gpu_table = tmp_path / "ffnn_epoch_costs_cuda.json"
+    cells = {"ffnn_mnist": {"seconds_per_epoch": 0.05}, "ffnn_mrbi": {"seconds_per_epoch": 0.08}}
+    gpu_table.write_text(json.dumps({"device": "cuda", "device_name": "cuda: a planted GPU",
+                                     "measured": "then", "spaces": cells}))  # fmt: skip
+    hyperband = _one(paper, "mnist", "hyperband")
+    assert print_cost("surrogates", "paper", [hyperband], n_shards=1, gpu_costs_file=gpu_table) == 0
+    (gpu,) = [line for line in capsys.readouterr().out.splitlines() if "on a GPU" in line]
+    epochs = 7756 + expected_incumbents(31) * 1000  # as the planted CPU run below
+    assert f"are {epochs * 0.05 / 3600:,.2f} GPU-hours" in gpu and "a planted GPU, then" in gpu
 
 
 def test_one_planted_run_costs_its_hand_computation(
