@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 from hpo.learners.registry import Value
 
 ACTIVATIONS = ("tanh", "sigmoid")  # Table 2.1
+CUBLAS_WORKSPACE = ":4096:8"  # cuBLAS's deterministic workspace (CUBLAS_WORKSPACE_CONFIG)
 INITS = ("uniform", "normal")  # Table 2.1: U(-1, 1) and N(0, 1)
 DEVICES = ("auto", "cpu", "cuda")
 DECAY_STEPS = ("epoch", "update")
@@ -119,6 +121,9 @@ def resolve_device(device: str) -> str:
     import torch
 
     if torch.cuda.is_available():
+        # the fits run with deterministic algorithms on, which cuBLAS allows only with a fixed
+        # workspace (PyTorch's "Reproducibility" notes); set before the process's first cuBLAS call
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", CUBLAS_WORKSPACE)
         return "cuda"
     if device == "auto":
         return "cpu"
