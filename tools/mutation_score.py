@@ -4,7 +4,8 @@ Score = (killed + timeout) / checked. A timeout (the mutant made the tests run p
 usually an endless loop) counts as caught, as in PIT and Stryker: CI's time limit would catch it.
 Mutants no test covers ("no tests") count as survivors. Run from the directory mutmut ran in;
 ``--survivors`` also lists the surviving mutants' names, ``--sample K`` draws a reproducible
-1-in-K sample of mutant names for ``mutmut run``.
+1-in-K sample of mutant names for ``mutmut run``; ``--modules PATTERN ...`` restricts both to
+some of the mutated modules (e.g. ``'hpo/significance/*'``).
 """
 
 from __future__ import annotations
@@ -60,8 +61,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="K",
         help="print every K-th mutant name (sorted, per module) instead: a reproducible sample",
     )
+    parser.add_argument(
+        "--modules",
+        nargs="+",
+        metavar="PATTERN",
+        help="only these of the mutated modules (fnmatch patterns on their paths)",
+    )
     args = parser.parse_args(argv)
-    patterns = mutated_modules()
+    patterns = args.modules or mutated_modules()
     if args.sample:
         print(" ".join(sample(patterns, args.sample)))
         return 0
