@@ -177,7 +177,7 @@ def test_the_surrogates_svm_part_runs_bohb_on_hyperbands_plan_in_every_profile()
 
     experiment = yaml.safe_load((CONF_DIR / "experiment" / "surrogates.yaml").read_text())
     with_svm = {n: p for n, p in experiment["profiles"].items() if "svm" in p["parts"]}
-    assert set(experiment["profiles"]) - set(with_svm) == {"medium_mnist_basic"}
+    assert set(experiment["profiles"]) - set(with_svm) == {"medium_mnist_basic", "smoke_batched"}
     for name, profile in with_svm.items():
         part = profile["parts"]["svm"]
         assert part["methods"] == ["rs", "gp", "hyperband", "bohb"], name
