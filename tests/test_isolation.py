@@ -64,7 +64,9 @@ def warn_inside_catch_warnings(text: str) -> int:
 
 @pytest.fixture
 def worker():
-    with IsolatedWorker(EvaluationLimits(time_s=1.0, time_kind="wall", memory_mb=300)) as w:
+    # 5 s: a call that returns at once stays inside it on a loaded machine (at 1 s, its first
+    # call, which starts the child, once took 1.01 s under mutation testing)
+    with IsolatedWorker(EvaluationLimits(time_s=5.0, time_kind="wall", memory_mb=300)) as w:
         yield w
 
 
