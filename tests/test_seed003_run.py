@@ -112,7 +112,9 @@ def test_a_time_budget_stops_the_run_within_one_evaluation(iris) -> None:
     result = run(spec, data=iris)
     elapsed = result.trace["elapsed_seconds"].to_numpy()
     assert 1 <= len(elapsed) < 100000
-    assert elapsed[-2] < 0.3 <= elapsed[-1]  # the last one started before the budget ran out
+    # every evaluation but the last ended inside the budget, the last one past it (it started
+    # inside); on a slow machine the first one alone may spend it
+    assert np.all(elapsed[:-1] < 0.3) and elapsed[-1] >= 0.3
     assert np.all(np.diff(elapsed) > 0)
 
 
