@@ -110,6 +110,11 @@ def test_friedman_step_keeps_everyone_on_ties_and_uses_wilcoxon_for_two():
     pair = np.column_stack([np.arange(8.0), np.arange(8.0) + 1])  # the second always worse
     assert stats.wilcoxon(pair[:, 0], pair[:, 1]).pvalue < 0.05
     assert friedman_step(pair).tolist() == [True, False]
+    # the test is on the pair's differences (paired), not on one candidate's losses: here the
+    # differences cancel (p = 1 paired) while every loss of the first is above 0
+    even = np.column_stack([np.arange(1.0, 9.0), np.arange(1.0, 9.0) + [1, -1] * 4])
+    assert stats.wilcoxon(even[:, 0], even[:, 1]).pvalue >= 0.05 > stats.wilcoxon(even[:, 0]).pvalue
+    assert friedman_step(even).tolist() == [True, True]
 
 
 def test_iterated_f_race_finds_the_best_learner_within_its_evaluations(cash):

@@ -99,3 +99,5 @@ def test_the_prior_mass_of_log_integers_sums_to_one_and_matches_sampling() -> No
     draws = np.array([units.from_unit(x) for x in np.random.default_rng(2).uniform(size=20_000)])
     assert np.mean(draws == 18) == pytest.approx(masses[0], abs=0.003)  # half a bin
     assert np.mean(draws == 30) == pytest.approx(masses[12], abs=0.004)
+    plain = Integer("depth", 1, 3)  # equal-width bins: each of the 3 values has mass 1/3
+    assert [_log_prior(plain, None, k) for k in (1, 2, 3)] == [-np.log(3)] * 3
