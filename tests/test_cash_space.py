@@ -199,3 +199,19 @@ def test_simple_linear_regression_and_one_r_use_the_best_single_attribute():
     labels = (X[:, 1] > 0.3).astype(int)
     one_r = OneR(min_bucket=6).fit(X, labels)
     assert one_r.feature_ == 1 and np.mean(one_r.predict(X) == labels) == 1.0
+
+
+def test_a_default_configuration_holds_the_children_its_parents_defaults_activate(library):
+    """Ex-Def (seed §4.1) is each learner at its WEKA defaults: a conditional parameter is in it
+    only when its parent's default activates it (the Gaussian process's kernel defaults to
+    poly: its exponent E is set, the RBF width G is not)."""
+    config = build_cash_space(library, "regression").default_config("gaussian_process")
+    assert config["base.gaussian_process.K"] == "poly"
+    assert config["base.gaussian_process.E"] == 1.0
+    assert "base.gaussian_process.G" not in config
+
+
+def test_only_the_parameters_marked_round_are_rounded(library):
+    """A real parameter with ``round: true`` is an integer on a log scale (the random forest's
+    tree count I and feature count K); the others stay real or are integers already."""
+    assert library.component("random_forest").rounded == ("I", "K")
