@@ -266,3 +266,11 @@ def test_bad_candidates_are_named() -> None:
         compare_to_best([[0.5, 0.6], [0.5]])
     with pytest.raises(ModelSelectionError, match="candidate name 'a' is used twice"):
         select_models([Candidate("a", (0.5, 0.6)), Candidate("a", (0.4, 0.5))])
+
+
+def test_a_constant_group_is_recorded_as_unequal_variances_and_goes_non_parametric() -> None:
+    """Bartlett's statistic divides by a group's variance: on a group without spread Algorithm 2
+    records p = 0 (variances not equal; scipy gets there too, through log(0) and a warning) and
+    takes the non-parametric branch."""
+    comparison = compare_to_best([[0.8, 0.8, 0.8, 0.8, 0.8], [0.1, 0.5, 0.3, 0.7, 0.2]])
+    assert comparison.bartlett_p == 0.0 and comparison.test == "kruskal+nemenyi"
