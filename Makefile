@@ -44,10 +44,13 @@ test-slow: $(STAMP)
 
 # Mutation testing (docs/testing.md): hours on one core, not part of CI. MUTMUT_JOBS workers;
 # mutants of the modules in pyproject.toml's [tool.mutmut] only_mutate; prints a score per module.
+# One OpenMP/BLAS thread: mutmut forks its workers, and a fork of a process whose OpenMP pool
+# (PyTorch's) is running deadlocks in the child.
 MUTMUT_JOBS ?= 1
 mutation: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,mutation]'
-	$(VENV)/bin/mutmut run --max-children $(MUTMUT_JOBS) || true
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+	    $(VENV)/bin/mutmut run --max-children $(MUTMUT_JOBS) || true
 	$(PY) tools/mutation_score.py --survivors
 
 lint: $(STAMP)
