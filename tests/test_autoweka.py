@@ -445,3 +445,25 @@ def test_optimiser_time_sums_setup_only_where_every_run_measured_it():
     assert table.loc["smac", "optimizer share %"] == pytest.approx(100 * 8 / 30)
     assert table.loc["tpe", "optimizer ms / evaluation"] == pytest.approx(10.0)
     assert np.isnan(optimiser_time(summaries.drop(columns="setup_seconds")).setup_seconds).all()
+
+
+@pytest.mark.parametrize(("optimizer", "seconds"), [("aw_smac", 5.0), ("aw_smac_long", 20.0)])
+def test_smac_long_multiplies_the_time_budget_too(monkeypatch, optimizer: str, seconds: float):
+    """SMAC-Long (the seed's §4.4) has four times the run's budgets, in seconds as in
+    evaluations: the instance loop is handed ``time_budget`` × ``budget_factor``."""
+    from experiments import autoweka
+
+    handed = {}
+
+    class Handed(Exception):
+        pass
+
+    def record(optimizer, objective, evaluations, time_budget, *args, **kwargs):  # noqa: ANN001, ANN202
+        handed.update(evaluations=evaluations, time_budget=time_budget)
+        raise Handed  # enough: the loop itself is tested on its own
+
+    monkeypatch.setattr(autoweka, "run_cash", record)
+    spec = compose_run([f"optimizer={optimizer}", *TINY, "time_budget=5", "budget=10"])
+    with pytest.raises(Handed):
+        autoweka.run_on_instances(spec)
+    assert handed == {"evaluations": 10 * seconds / 5, "time_budget": seconds}
