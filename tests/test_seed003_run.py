@@ -237,6 +237,10 @@ def test_a_seed003_run_by_name_has_the_defaults_rows_outside_the_ranking() -> No
     assert sorted(defaults["learner"]) == sorted(load_prior_space("seed003").space.learners)
     assert defaults["ms_rank"].isna().all() and (defaults["iteration"] == 0).all()
     assert (selection[selection["ms_rank"].notna()]["ms_kind"] == "optimized").all()
+    # the table reads as Algorithm 3's answer: the ranked models first, best first, then the rest
+    ranks = selection["ms_rank"].to_numpy(dtype=float)
+    n_ranked = int(np.isfinite(ranks).sum())
+    assert n_ranked >= 1 and list(ranks[:n_ranked]) == list(range(1, n_ranked + 1))
 
 
 def _stub_evaluator(scores: dict[float, float] | None = None) -> object:
