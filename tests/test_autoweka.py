@@ -467,3 +467,19 @@ def test_smac_long_multiplies_the_time_budget_too(monkeypatch, optimizer: str, s
     with pytest.raises(Handed):
         autoweka.run_on_instances(spec)
     assert handed == {"evaluations": 10 * seconds / 5, "time_budget": seconds}
+
+
+def test_describe_choice_names_the_learner_its_bases_and_feature_selection():
+    """What the outcome rows record of a CASH configuration (the report's selection tables read
+    it): nothing without one; a meta-method's base; an ensemble's members joined in slot order;
+    the feature search and its evaluator."""
+    from experiments.autoweka import describe_choice
+
+    assert describe_choice(None) == {"learner": "", "base": "", "fs_search": "", "fs_eval": ""}
+    meta = {"learner": "bagging", "meta_base": "j48", "fs_search": "best_first",
+            "fs_eval_subset": "cfs"}  # fmt: skip
+    assert describe_choice(meta) == {"learner": "bagging", "base": "j48",
+                                     "fs_search": "best_first", "fs_eval": "cfs"}  # fmt: skip
+    ensemble = {"learner": "vote", "ens_size": "2", "ens_base_1": "knn", "ens_base_2": "j48"}
+    assert describe_choice(ensemble) == {"learner": "vote", "base": "knn+j48",
+                                         "fs_search": "none", "fs_eval": ""}  # fmt: skip
