@@ -426,3 +426,12 @@ def test_smac_s_forest_predicts_a_batch_row_by_row(small):
     batch = model.predict_marginalized(X)[0][:, 0]
     rows = np.array([model.predict_marginalized(x[None, :])[0][0, 0] for x in X])
     assert np.array_equal(batch, rows) and np.ptp(batch) > 0
+
+
+@pytest.mark.parametrize("max_evaluations", [7, 30, 61])
+def test_iterated_f_race_never_asks_past_its_evaluation_budget(cash, max_evaluations: int):
+    """Each race stops asking once it has spent its share B_j of what is left (irace's budget
+    split), so the whole I/F-Race asks at most ``max_evaluations``, whatever the races keep."""
+    race = family(IteratedFRace, cash, 10, np.random.default_rng(3),
+                  max_evaluations=max_evaluations)  # fmt: skip
+    assert len(drive(race, 10 * max_evaluations)) <= max_evaluations
