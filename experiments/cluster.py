@@ -194,11 +194,23 @@ def run_seconds(
 def load_epoch_costs(path: Path = EPOCH_COSTS_FILE) -> pd.Series:
     """Seconds per epoch of each seed space's representative network, indexed by space name,
     from ``benchmarks/ffnn_epoch.py --json``."""
+    return _epoch_costs(_read_epoch_table(path), path)
+
+
+def _read_epoch_table(path: Path) -> dict[str, Any]:
+    """The whole table ``benchmarks/ffnn_epoch.py --json`` wrote (its device and date too)."""
     try:
-        spaces = json.loads(Path(path).read_text())["spaces"]
-    except (OSError, ValueError, KeyError) as err:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError) as err:
         raise UsageError(f"cannot read the epoch-cost table {path}: {err}") from err
-    return pd.Series({name: float(cell["seconds_per_epoch"]) for name, cell in spaces.items()})
+
+
+def _epoch_costs(table: Mapping[str, Any], path: Path) -> pd.Series:
+    try:
+        spaces = table["spaces"]
+        return pd.Series({name: float(cell["seconds_per_epoch"]) for name, cell in spaces.items()})
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise UsageError(f"cannot read the epoch-cost table {path}: bad entry {err!r}") from err
 
 
 def fidelity(method: str, settings: Mapping[str, Any]) -> Fidelity:
@@ -421,8 +433,8 @@ def gpu_line(
             "python benchmarks/ffnn_epoch.py --batched --device cuda (M networks as one model)"
         ]
     network = table[table["epochs"] > 0]
-    gpu_hours = network_seconds(network, load_epoch_costs(gpu_costs_file)).sum() / 3600
-    measured = json.loads(Path(gpu_costs_file).read_text())
+    measured = _read_epoch_table(gpu_costs_file)
+    gpu_hours = network_seconds(network, _epoch_costs(measured, gpu_costs_file)).sum() / 3600
     return [
         f"on a GPU: the network runs' {e.network_core_hours:,.2f} core-hours are "
         f"{gpu_hours:,.2f} GPU-hours, one network at a time at the GPU's measured epoch "
