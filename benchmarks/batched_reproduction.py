@@ -77,8 +77,8 @@ def compare_runs(
 ) -> pd.DataFrame:
     """One row per run (part, method, repetition): evaluations off/on, the evaluations that train
     the same configuration both ways, how many of those have the same loss and the learning rates
-    of those that do not, same incumbent, the test errors (%), identical (every configuration,
-    loss and the test error equal)."""
+    of those that do not, the incumbent's validation error equal, the test errors (%), identical
+    (every configuration, loss and the test error equal)."""
     errors = {
         side: data.final_errors(frames[0]).set_index(KEY)
         for side, frames in (("off", off), ("on", on))
@@ -90,8 +90,8 @@ def compare_runs(
         row = dict(zip(KEY, key, strict=True))
         row["evaluations off"] = 0 if a is None else len(a)
         row["evaluations on"] = 0 if b is None else len(b)
-        if a is None or b is None:
-            rows.append({**row, "identical": False, "missing": True})
+        if a is None or b is None or any(key not in errors[side].index for side in errors):
+            rows.append({**row, "identical": False, "missing": True})  # a trace or outcome row
             continue
         n = min(len(a), len(b))
         params = [c for c in a.columns if c.startswith("param_") and c in b.columns]
@@ -109,7 +109,7 @@ def compare_runs(
                 "same configuration": f"{int(same.sum())}/{n}",
                 "its loss equal": f"{int(same.sum() - differ.sum())}/{int(same.sum())}",
                 "learning rates where it differs": _rates(rates),
-                "same incumbent": bool(
+                "same incumbent error": bool(
                     errors["off"].loc[key, "valid"] == errors["on"].loc[key, "valid"]
                 ),
                 "test off": test_off,

@@ -57,3 +57,13 @@ def test_a_missing_profile_names_the_command_that_makes_it(tmp_path) -> None:
     with pytest.raises(SystemExit, match="python -m experiments.reproduce surrogates --profile "
                                          "smoke_batched"):  # fmt: skip
         main(["--results-root", str(tmp_path)])
+
+
+def test_a_run_with_traces_but_no_outcome_is_reported_missing(tmp_path, capsys) -> None:
+    _write(tmp_path, "smoke", OFF)
+    _write(tmp_path, "smoke_batched", OFF)
+    outcomes = tmp_path / "surrogates" / "smoke_batched" / "consolidated" / "outcomes.parquet"
+    frame = pd.read_parquet(outcomes)
+    frame[frame["method"] != "tpe"].to_parquet(outcomes)  # TPE's run ended before its outcome
+    assert main(["--results-root", str(tmp_path)]) == 1
+    assert "mnist TPE repetition 0 missing on one side" in capsys.readouterr().err
