@@ -483,3 +483,33 @@ def test_describe_choice_names_the_learner_its_bases_and_feature_selection():
     ensemble = {"learner": "vote", "ens_size": "2", "ens_base_1": "knn", "ens_base_2": "j48"}
     assert describe_choice(ensemble) == {"learner": "vote", "base": "knn+j48",
                                          "fs_search": "none", "fs_eval": ""}  # fmt: skip
+
+
+def test_the_results_frames_keep_every_column_under_its_name_and_type(monkeypatch):
+    """The trace and outcome frames are what the report reads back: the trace numbers the
+    evaluations from 1 and keeps each one's CPU seconds; the outcome rows have exactly
+    ``OUTCOME_COLUMNS`` with their dtypes, the final row the run's own CPU seconds."""
+    from experiments import autoweka, instance_loop
+
+    ticks = iter(np.arange(0.0, 100.0, 0.25))
+
+    class FakeClock:
+        def __init__(self, kind: str, child_cpu=None) -> None:
+            pass
+
+        def wall(self) -> float:
+            return next(ticks)
+
+        cpu = spent = wall
+
+    monkeypatch.setattr(instance_loop, "Clock", FakeClock)
+    run = instance_loop.run_cash(_CountingOptimizer(), _stub_objective(), 3, diagnostic=False)
+    trace = autoweka.trace_frame(run)
+    assert trace["iteration"].tolist() == [1, 2, 3]
+    assert trace["cpu_seconds"].tolist() == [row["cpu"] for row in run.trace]
+    assert trace["cpu_seconds"].notna().all()
+    spec = compose_run(["optimizer=aw_smac", *TINY])
+    outcomes = autoweka.outcomes_frame(spec, run, [])
+    assert outcomes.dtypes.astype(str).to_dict() == autoweka.OUTCOME_COLUMNS
+    final = outcomes[outcomes["rule"] == "final"]
+    assert final["cpu_seconds"].tolist() == [run.cpu_seconds]
