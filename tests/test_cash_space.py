@@ -215,3 +215,23 @@ def test_only_the_parameters_marked_round_are_rounded(library):
     """A real parameter with ``round: true`` is an integer on a log scale (the random forest's
     tree count I and feature count K); the others stay real or are integers already."""
     assert library.component("random_forest").rounded == ("I", "K")
+
+
+def test_ex_def_gives_a_meta_method_its_weka_default_base_learner(library):
+    """Ex-Def (seed §4.1): a meta-method runs with WEKA's own default base learner
+    (``default_base``: Bagging's is REPTree, AdaBoost's DecisionStump), not the list's first."""
+    space = build_cash_space(library, "classification")
+    assert space.base[0] not in ("rep_tree", "decision_stump")  # the fallback would differ
+    assert space.default_config("bagging")["meta_base"] == "rep_tree"
+    assert space.default_config("adaboost")["meta_base"] == "decision_stump"
+    assert space.default_config("vote")["ens_base_1"] == library.component("vote").default_base
+
+
+def test_each_component_keeps_its_group_and_weka_class_from_the_library_file(library):
+    """Every component knows the group it is declared under and the WEKA class it stands for
+    (``weka``; empty when the file names none)."""
+    for group in ("base", "meta", "ensemble"):
+        for name, component in library[group].items():
+            assert component.group == group and component.name == name
+    assert library.component("adaboost").weka == "meta.AdaBoostM1"
+    assert ComponentLibrary({"base": {"zero_r": {}}})["base"]["zero_r"].weka == ""
