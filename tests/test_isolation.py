@@ -80,11 +80,30 @@ def test_the_child_prints_a_repeated_warning_once_and_each_new_one():
     printed: list[str] = []
     with warnings.catch_warnings():  # restores the printer after
         warnings.simplefilter("default")
-        warnings.showwarning = lambda message, *rest: printed.append(str(message))
+        warnings.showwarning = lambda message, category, *rest: printed.append(
+            f"{category.__name__}: {message}"
+        )
         _show_each_warning_once()
         for text in ("first", "first", "first", "second"):
             warn_inside_catch_warnings(text)
-    assert printed == ["divide by zero encountered in log", "first", "second"]
+    assert printed == [
+        "RuntimeWarning: divide by zero encountered in log",
+        "RuntimeWarning: first",
+        "RuntimeWarning: second",
+    ]
+
+
+def unsendable() -> object:
+    """A value the child cannot pickle back to the parent."""
+    return lambda: None
+
+
+def test_a_result_that_cannot_be_sent_back_is_an_error_that_says_so(worker):
+    """An unpicklable return value is re-raised in the parent as a TypeError naming the cause
+    (not a hang waiting for a reply that never comes), and the worker goes on."""
+    with pytest.raises(TypeError, match="result cannot be sent back: ."):
+        worker.run(unsendable)
+    assert worker.run(add, 1, 1).value == 2
 
 
 def test_a_call_returns_its_value(worker):
