@@ -14,6 +14,7 @@ from hpo.evaluation.performance_index import (
     PerformanceIndexError,
     class_frequencies,
     gives_probabilities,
+    homogenise,
 )
 
 CLASSES = ["a", "b", "c"]
@@ -78,6 +79,18 @@ def test_the_ideal_scores_one_and_the_baseline_prediction_zero() -> None:
     constant = index.score(Y, CLASSES, P, probabilities=np.tile(P, (len(Y), 1)))
     assert constant.metric("brier").homogenised == pytest.approx(0.0)
     assert constant.metric("auc").homogenised == pytest.approx(0.0)
+
+
+def test_each_recorded_metric_carries_the_parts_its_homogenised_value_is_made_of() -> None:
+    """What a score records explains it (eq. 3.6): each metric's homogenised value is
+    ``homogenise(value, baseline, ideal)`` of its recorded parts, with the ideal of its kind
+    (1 for accuracy and AUC, 0 for the Brier score, a loss)."""
+    index = PerformanceIndex({"accuracy": 1, "brier": 1, "auc": 1})
+    probabilities = np.tile(P, (len(Y), 1)) * 0.5 + 0.5 * (Y[:, None] == np.array(CLASSES))
+    score = index.score(Y, CLASSES, P, probabilities=probabilities)
+    assert {m.name: m.ideal for m in score.metrics} == {"accuracy": 1.0, "brier": 0.0, "auc": 1.0}
+    for m in score.metrics:
+        assert m.homogenised == homogenise(m.value, m.baseline, m.ideal)
 
 
 def test_random_assignment_with_the_frequencies_scores_zero_on_average() -> None:
