@@ -5,8 +5,11 @@ evaluation, proposals that change when asked ahead), each with a message naming 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+import yaml
 
 from experiments.spaces import load_cash_library
 from hpo.cash.space import build_cash_space
@@ -112,3 +115,30 @@ def test_a_broken_optimizer_fails_with_the_check_named(cls, check, detail) -> No
 def test_a_class_that_is_not_an_optimizer_is_named() -> None:
     with pytest.raises(ConformanceError, match="check 'protocol' failed: .*not a subclass"):
         check_optimizer(dict)  # type: ignore[arg-type]
+
+
+def _family_files() -> list:
+    """conf/optimizer files named after their family (``bohb.yaml`` for ``family: bohb``)."""
+    folder = Path(__file__).resolve().parents[1] / "conf" / "optimizer"
+    configs = {path.stem: yaml.safe_load(path.read_text()) for path in folder.glob("*.yaml")}
+    return [
+        pytest.param(stem, config, id=stem)
+        for stem, config in sorted(configs.items())
+        if config.get("family") == stem
+    ]
+
+
+@pytest.mark.parametrize(("family", "config"), _family_files())
+def test_a_family_s_python_defaults_are_its_configuration_file_s_settings(family, config) -> None:
+    """``make_optimizer("bohb", …)`` from Python and ``optimizer=bohb`` from the command line
+    run the same optimizer: the class's keyword defaults equal the settings its own file sets
+    (interpolated ones, which depend on the space, left out)."""
+    import inspect
+
+    if family in NEEDS:
+        pytest.importorskip(NEEDS[family])
+    defaults = inspect.signature(CLASSES[family]().__init__).parameters
+    for name, value in (config.get("settings") or {}).items():
+        if isinstance(value, str) and "${" in value:
+            continue
+        assert defaults[name].default == value, f"{family}: {name}"
