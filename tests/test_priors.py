@@ -288,6 +288,15 @@ BAD = [
         "context 'kernel' is not set whenever 'depth' is; valid choices: model",
     ),
     (_with("gamma", virtual=True), "virtual hyperparameter 'gamma' must be categorical"),
+    (_with("kernel", virtual="maybe"), "parameter 'kernel': virtual must be true or false, got"),
+    (
+        _with("gamma", prior={"dist": "uniform", "when": {"model": []}}),
+        "when 'model' must list values, got []",
+    ),
+    (
+        _with("gamma", prior={"dist": "uniform", "when": {"model": 3}}),
+        "when 'model' must list values, got 3",
+    ),
     (_with("model", virtual=True), "'model' is the learner choice and would reach the learner"),
 ]
 
@@ -305,6 +314,26 @@ def test_a_prior_on_a_hyperparameter_the_learners_lack_names_the_valid_ones() ->
         with_priors(space, {"priors": {"coef0": {"dist": "uniform"}}})
     with pytest.raises(PriorError, match="valid choices: model, kernel, gamma, depth"):
         with_priors(space, {"priors": {"coef0": {"dist": "uniform"}}})
+
+
+def test_virtual_may_be_written_as_text_as_yaml_files_and_overrides_do() -> None:
+    assert prior_space_from_config(_with("kernel", virtual="True")).virtual == {"kernel"}
+    assert prior_space_from_config(_with("kernel", virtual="false")).virtual == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("prior_file", "message"),
+    [
+        (
+            {"priors": {}, "extra": 1},
+            "a prior file has the keys space, priors; got ['priors', 'extra']",
+        ),
+        ({"priors": [1]}, "priors must be a mapping of parameter names, got [1]"),
+    ],
+)
+def test_a_malformed_prior_file_is_one_line_naming_what_is_wrong(prior_file, message) -> None:
+    with pytest.raises(PriorError, match=re.escape(message)):
+        with_priors(prior_space_from_config(BASE), prior_file)
 
 
 def test_a_virtual_hyperparameter_named_for_a_learner_is_refused() -> None:
@@ -329,6 +358,13 @@ def test_a_virtual_hyperparameter_named_for_a_learner_is_refused() -> None:
         (lambda: GaussianMixture((0.5, 0.6), (0, 1), (1, 1)), "weights sum to 1.1"),
         (lambda: GaussianMixture((1.5, -0.5), (0, 1), (1, 1)), "weight -0.5 must be >= 0"),
         (lambda: CategoricalWeights(("a", "b"), (0.2, 0.2)), "weights sum to 0.4"),
+        (lambda: LogUniform(1e-3, 0.1).truncated(1.0, 2.0), "log_uniform: support [0.001, 0.1]"),
+        (lambda: Uniform(0.0, 0.5).truncated(1.0, 2.0), "uniform: support [0.0, 0.5] does not"),
+        (lambda: Normal(0.0, 1.0).truncated(0, 1).truncated(2, 3), "normal: support [0, 1]"),
+        (
+            lambda: GaussianMixture((0.5, 0.5), (0, 1), (1, 1)).truncated(0, 1).truncated(2, 3),
+            "mixture: support [0, 1] does not meet the parameter's range [2, 3]",
+        ),
     ],
 )
 def test_bad_prior_objects_are_refused(make, message: str) -> None:
@@ -379,3 +415,7 @@ def test_a_normal_truncated_far_in_a_tail_samples_its_truncated_law(
 def test_the_uniform_density_holds_on_the_closed_interval() -> None:
     """eq. 3.2: 1 / (b − a) on [a, b], both ends included (a clipped draw can sit on either)."""
     assert Uniform(0.0, 2.0).pdf(np.array([0.0, 2.0])).tolist() == [0.5, 0.5]
+
+
+def test_a_log_uniform_truncated_inside_its_support_keeps_its_law_on_the_intersection() -> None:
+    assert LogUniform(1e-3, 1.0).truncated(1e-2, 10.0) == LogUniform(1e-2, 1.0)
