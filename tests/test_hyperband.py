@@ -78,6 +78,19 @@ def test_successive_halving_keeps_the_best_configurations() -> None:
     assert [p.resource for p in second] == [60.0] * 3  # 3 units of 20 epochs
 
 
+def test_asking_past_a_rung_before_telling_it_is_an_error_that_says_what_to_do() -> None:
+    """Successive halving ranks a whole rung (Li et al. 2017, Algorithm 1): the next rung cannot
+    be proposed while a proposal of this one has no loss."""
+    optimizer = Hyperband(
+        load_space("ffnn_mnist"), 100, np.random.default_rng(0), max_resource=9, eta=3
+    )
+    first = [optimizer.ask() for _ in range(9)]
+    for proposal in first[:-1]:
+        optimizer.tell(proposal, loss=0.5)
+    with pytest.raises(RuntimeError, match="tell every proposal of a rung before asking for more"):
+        optimizer.ask()
+
+
 def test_the_training_share_resource_is_r_over_R() -> None:
     space = load_space("svm_rbf")
     optimizer = Hyperband(
