@@ -92,6 +92,15 @@ class InactiveGiven(Optimizer):
         return Proposal(None, len(self.y) + 1, config=config)
 
     def tell(self, proposal: Proposal, loss: float) -> None:
+        self.X.append(self.space.encode(proposal.config or {}))
+        self.y.append(loss)
+
+
+class KeepsNoPoint(RandomSearch):
+    """Broken: keeps the losses it is told but not the points (the selection rules read both)."""
+
+    def tell(self, proposal: Proposal, loss: float) -> None:
+        self.X.append(None)
         self.y.append(loss)
 
 
@@ -102,6 +111,7 @@ class InactiveGiven(Optimizer):
         (OutOfCube, "proposals lie in the space", "outside the unit cube"),
         (RefusesFailures, "failed evaluations accepted", "ValueError: a loss of 1.0 is not"),
         (SeedBlind, "another seed, other proposals", "seeds 11 and 12 give the same"),
+        (KeepsNoPoint, "tell keeps the history", "the last point kept is None"),
         (InactiveGiven, "proposals lie in the space", "inactive parameter"),
         (CountsTells, "asked ahead, same proposals", "changes proposal 2"),
     ],

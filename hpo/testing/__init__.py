@@ -218,12 +218,33 @@ class _Checker:
                     "failed evaluations accepted" if failed else "tell accepts losses",
                     f"tell raised {type(error).__name__}: {error} when told {what}",
                 ) from error
+            if self.cash is None:  # a race over instances keeps its own per-instance record
+                self.check_history(optimizer, loss)
             proposals.append(proposal)
             self.check_running_capabilities(optimizer, iteration)
         self.expect(
             bool(proposals), "proposes", "the first ask raised StopIteration (nothing proposed)"
         )
         return proposals, optimizer
+
+    def check_history(self, optimizer: Optimizer, loss: float) -> None:
+        """``tell`` keeps the told point and loss in ``X`` and ``y`` (the selection rules read
+        them): one point of the space's dimension and its loss per tell. Not for the optimizers
+        that race over instances: the run's incumbent is their own (``incumbent()``)."""
+        check = "tell keeps the history"
+        self.expect(
+            len(optimizer.X) == len(optimizer.y) and bool(optimizer.y) and optimizer.y[-1] == loss,
+            check,
+            f"after telling loss {loss:.4g}: {len(optimizer.X)} points, y ends "
+            f"{optimizer.y[-1:]!r}",
+        )
+        point = np.asarray(optimizer.X[-1], dtype=float)
+        self.expect(
+            point.shape == (self.space.dim,) and bool(np.all(np.isfinite(point))),
+            check,
+            f"the last point kept is {optimizer.X[-1]!r}, not a finite point of shape "
+            f"({self.space.dim},)",
+        )
 
     def config_of(self, proposal: Proposal) -> dict[str, Any]:
         if proposal.config is not None:
