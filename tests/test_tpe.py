@@ -317,3 +317,15 @@ def test_split_trials_returns_hyperopts_arrays() -> None:
     want = ap_split_trials([0], [3], (0,), [0.5], 0.25)
     got = split([0], [3], (0,), [0.5], 0.25)
     assert [a.dtype for a in got] == [a.dtype for a in want] == [np.int64, np.float64]
+
+
+def test_a_graph_the_programs_cannot_compile_is_run_by_hyperopts_own_rec_eval() -> None:
+    """A graph with a lazy ``switch`` (which ``compile_graph`` leaves alone) met during a
+    suggest is evaluated by ``pyll.rec_eval`` itself, with its value."""
+    from hyperopt import pyll
+    from hyperopt.pyll import scope
+
+    optimizer = TPEOptimizer(load_space("svm_rbf"), 5, np.random.default_rng(0))
+    graph = pyll.as_apply({"picked": scope.switch(1, "first", "second"), "n": scope.len([1, 2])})
+    evaluated = optimizer._suggest_on_one_graph(lambda: pyll.rec_eval(graph))
+    assert evaluated == {"picked": "second", "n": 2}
