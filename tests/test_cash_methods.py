@@ -428,6 +428,28 @@ def test_smac_s_forest_predicts_a_batch_row_by_row(small):
     assert np.array_equal(batch, rows) and np.ptp(batch) > 0
 
 
+def test_each_race_of_i_f_race_spends_at_most_its_share_of_what_is_left(cash, monkeypatch):
+    """irace's budget split: race j may spend B_j = (B - used) / (N_iter - j + 1) evaluations
+    and no more, even when its candidates could take more (all tied here: nobody is eliminated,
+    5 candidates x 10 folds = 50 evaluations wanted against a first share of 60 / 2 = 30)."""
+    shares = []
+    own = IteratedFRace._run_race
+
+    def recording(self, budget):  # noqa: ANN001, ANN202
+        start = self.used
+        yield from own(self, budget)
+        shares.append((budget, self.used - start))
+
+    monkeypatch.setattr(IteratedFRace, "_run_race", recording)
+    race = family(IteratedFRace, cash, 10, np.random.default_rng(3), max_evaluations=60,
+                  n_iterations=2, min_survival=1)  # fmt: skip
+    with pytest.raises(StopIteration):
+        for _ in range(100):
+            race.tell(race.ask(), 0.5)
+    assert shares[0] == (30.0, 30)
+    assert all(spent <= share for share, spent in shares) and len(shares) == 2
+
+
 @pytest.mark.parametrize("max_evaluations", [7, 30, 61])
 def test_iterated_f_race_never_asks_past_its_evaluation_budget(cash, max_evaluations: int):
     """Each race stops asking once it has spent its share B_j of what is left (irace's budget
