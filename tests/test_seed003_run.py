@@ -308,3 +308,50 @@ def test_the_kmeans_filter_keeps_each_clusters_best_configuration() -> None:
         SelectionSettings(k=10, repeats=1, folds=2), (0, "d", 0),
     )  # fmt: skip
     assert sorted(row["iteration"] for row in again.rows) == [1, 2, 3, 4, 5, 6]
+
+
+def test_the_selection_table_lists_the_ranked_models_first_then_the_rest_by_iteration() -> None:
+    """Algorithm 3's answer reads from the top of the stage's table: the models the root ranks,
+    best first, then the models no node promoted, in the order they were evaluated."""
+    from hpo.significance.stage import SelectionSettings, run_stage
+    from hpo.space.search_space import space_from_config
+
+    space = space_from_config(
+        {
+            "name": "one",
+            "learner": "lda",
+            "parameters": {"x": {"type": "real", "low": 0, "high": 1}},
+        }
+    )
+    xs = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
+    holdout = {0.1: 0.5, 0.2: 0.9, 0.3: 0.6, 0.4: 0.95, 0.5: 0.3, 0.6: 0.7}
+    configs = [{"x": x} for x in xs]
+    result = run_stage(
+        _stub_evaluator(holdout), space, configs, configs, np.array([[x] for x in xs]),
+        [0.5] * 6, SelectionSettings(k=10, repeats=1, folds=3, top_n=2), (0, "d", 0),
+    )  # fmt: skip
+    ranks = [row["ms_rank"] for row in result.rows]
+    n_ranked = sum(rank is not None for rank in ranks)
+    assert 1 <= n_ranked < len(ranks) and ranks[:n_ranked] == list(range(1, n_ranked + 1))
+    assert result.rows[0]["iteration"] == 4  # x = 0.4: the best hold-out score
+    rest = [row["iteration"] for row in result.rows[n_ranked:]]
+    assert rest == sorted(rest)
+
+
+def test_the_stage_s_folds_come_from_their_own_named_seed_stream() -> None:
+    """docs/hierarchical.md's decision: repetition r of the CV on H is ``StratifiedKFold
+    (shuffle=True)`` seeded from (seed, dataset, repetition, "selection-cv", r), a stream named
+    for it, so the folds can be rebuilt from the run's key."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from hpo import seeding
+    from hpo.significance.stage import SelectionSettings, holdout_folds
+
+    evaluator = _stub_evaluator()
+    folds = holdout_folds(evaluator, SelectionSettings(repeats=2, folds=5), (0, "d", 0))
+    rows = evaluator.splits.test
+    for r in range(2):
+        seed = seeding.int_seed(seeding.seed_sequence(0, "d", 0, "selection-cv", r)) % 2**32
+        rebuilt = StratifiedKFold(5, shuffle=True, random_state=seed).split(rows, evaluator.y[rows])
+        for fold, (_, valid) in zip(folds[5 * r : 5 * (r + 1)], rebuilt, strict=True):
+            assert fold.valid.tolist() == rows[valid].tolist()
