@@ -41,6 +41,7 @@ WEIGHTS = "optimizer.performance_index.weights"
             "parameter 'knn__n_neighbours' is never read by learner 'knn'",
         ),  # fmt: skip
         ("hrs", ["optimizer.model_selection.alpha=1"], "alpha=1 must be in (0, 1)"),
+        ("hrs", ["optimizer.model_selection.folds=1"], "folds=1 must be an integer >= 2"),
         ("hrs", ["time_budget=0"], "time_budget must be a number of seconds > 0"),
         ("hrs", [f"{WEIGHTS}.mcc=-1"], "must be a finite number >= 0"),
         (
