@@ -264,8 +264,18 @@ def test_bad_importances_are_one_line_errors(importances: dict, message: str) ->
 def test_bad_candidates_are_named() -> None:
     with pytest.raises(ModelSelectionError, match="candidate 1 needs at least 2 finite scores"):
         compare_to_best([[0.5, 0.6], [0.5]])
+    with pytest.raises(ModelSelectionError, match=r"candidate 0 needs .* got \[0.5, nan\]"):
+        compare_to_best([[0.5, None], [0.5, 0.6]])  # a fold that gave no score
     with pytest.raises(ModelSelectionError, match="candidate name 'a' is used twice"):
         select_models([Candidate("a", (0.5, 0.6)), Candidate("a", (0.4, 0.5))])
+
+
+def test_one_candidate_is_the_best_with_no_test_run() -> None:
+    """Algorithm 2 on a single candidate: nothing to compare, so no test; it is the best, tied
+    with itself, and every p-value is 1 (no evidence against it)."""
+    comparison = compare_to_best([[0.5, 0.6, 0.7]])
+    assert (comparison.best, comparison.test, comparison.tied) == (0, "none", (True,))
+    assert (comparison.bartlett_p, comparison.omnibus_p, comparison.p_values) == (1.0, 1.0, (1.0,))
 
 
 def test_a_constant_group_is_recorded_as_unequal_variances_and_goes_non_parametric() -> None:
