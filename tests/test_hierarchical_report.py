@@ -207,5 +207,6 @@ def test_a_dataset_whose_optimised_model_only_ties_the_defaults_has_no_gain() ->
     rows.loc[winner, ["learner", "ms_holdout_mean"]] = ["lda", np.mean([0.74, 0.75, 0.7456])]
     assert data.table_5_1(rows).iloc[0]["boost %"] == 0
     outcome = claims.no_gain_means_no_hyperparameters(rows)
-    assert outcome.our_value.startswith("1 of 1 datasets without a gain")
+    # our value names each dataset without a gain and the family that won there
+    assert outcome.our_value == "1 of 1 datasets without a gain (balance-scale: LinearDiscriminant)"
     assert outcome.conditions[0][1] is True

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.surrogates import ard, data, seed
+from analysis.surrogates import ard, claims, data, seed
 
 
 def synthetic_configurations(n: int = 80, seed_: int = 0) -> pd.DataFrame:
@@ -236,6 +236,14 @@ def test_gp_spread_is_compared_with_the_median_spread_not_the_mean() -> None:
     assert condition(claim_id("gp_spread"), results) == [True, False]
 
 
+def test_a_claim_on_both_datasets_reports_the_values_of_each() -> None:
+    outcome = claims.hyperband_best(results_with(errors_where("HYPERBAND", RUNS)))
+    mnist, mrbi = outcome.our_value.split("; ")
+    assert mnist.startswith("mnist: ") and mrbi.startswith("mrbi: ")
+    assert "HYPERBAND 5.20" in mnist and "HYPERBAND 5.20" in mrbi  # median of 5.0, ..., 5.4
+    assert len(outcome.conditions) == 2
+
+
 def traces_for(part: str, method: str, run: int, **columns: object) -> pd.DataFrame:
     n = len(next(iter(columns.values())))
     return pd.DataFrame(
@@ -288,6 +296,8 @@ def test_the_most_exploratory_bracket_is_the_one_with_most_configurations() -> N
     results = results_with(errors_where("HYPERBAND", RUNS))
     results.brackets = lambda part: best
     assert condition(claim_id("exploratory_bracket_best"), results) == [True]
+    outcome = claims.exploratory_bracket_best(results)
+    assert outcome.our_value == "n=16: 6.52, n=6: 8.02, n=3: 8.52"  # each bracket's median
 
 
 def test_smbo_must_stay_at_or_below_random_at_every_later_iteration() -> None:
