@@ -312,3 +312,9 @@ def test_the_trajectory_figure_draws_each_method_s_median_incumbent_over_wall_ti
     wall, median = lines["SMAC"].get_xdata(), lines["SMAC"].get_ydata()
     assert (wall[0], wall[-1]) == (0.0, 30.0)
     assert median == pytest.approx(np.select([wall < 10, wall < 20], [0.6, 0.5], 0.2))
+
+
+def test_the_claims_file_names_each_claim_by_its_id(written: Written) -> None:
+    claims = pd.read_csv(written.out / "claims.tsv", sep="\t").set_index("id")
+    assert claims.loc["C4.3-a", "status"] == "reproduced"
+    assert claims.loc["C4.10", "status"] == "not evaluated"
