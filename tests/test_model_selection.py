@@ -228,6 +228,25 @@ def test_algorithm_3_promotes_the_top_models_up_the_tree() -> None:
     assert result.promoted[()] == (result.selection.tied[0].name,)
 
 
+def test_algorithm_3_filters_each_leaf_by_k_means_with_the_run_s_seed_and_k(monkeypatch) -> None:
+    """§3.5.1's k-means on a leaf's configurations is seeded from the run (same run, same
+    clusters: a selection is reproducible) and keeps ``k`` clusters."""
+    from hpo.significance import comparisons
+
+    calls = []
+    own = comparisons.kmeans_filter
+
+    def recording(points, scores, k, seed):  # noqa: ANN001, ANN202
+        calls.append((len(points), k, seed))
+        return own(points, scores, k, seed)
+
+    monkeypatch.setattr(comparisons, "kmeans_filter", recording)
+    rng = np.random.default_rng(4)
+    leaf = [Candidate(f"m{i}", tuple(rng.normal(0.8, 0.02, 10)), point=(i / 10,)) for i in range(6)]
+    select_hierarchically({"only": leaf}, alpha=0.05, top_n=2, k=3, seed=17)
+    assert calls == [(6, 3, 17)]
+
+
 def test_algorithm_3_promotes_only_models_tied_with_the_best() -> None:
     """Algorithm 3 promotes the top ``top_n`` of the models *not significantly worse than the
     best*: a leaf with one clear winner promotes it alone, whatever ``top_n``."""
