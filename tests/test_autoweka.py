@@ -264,6 +264,10 @@ def test_welch_and_zero_variance_samples():
     a, b = rng.normal(0, 1, 30), rng.normal(0.05, 1, 30)
     assert not significantly_better(a, b) and not significantly_better(b, a)
     assert significantly_better(rng.normal(0, 0.1, 30), rng.normal(1, 0.1, 30))
+    # Welch's, not Student's: 40 tight values against 5 spread ones (Student's pooled variance
+    # gives p = 0.0002, Welch's p = 0.24)
+    tight, spread = np.linspace(0.0, 0.2, 40), np.array([0.0, 0.9, -0.3, 1.2, 0.6])
+    assert not significantly_better(tight, spread)
 
 
 def test_win_matrix_counts_datasets_and_adds_the_virtual_methods():

@@ -233,7 +233,10 @@ def test_the_report_has_each_table_for_the_tasks_run_and_every_run(written: Writ
 
 def test_the_written_tables_hold_the_columns_shown_and_no_row_numbers(written: Written) -> None:
     out = written.out
-    assert pd.read_csv(out / "table_4_3.tsv", sep="\t").columns[0] == "dataset"
+    tables = sorted(out.glob("table_4_*.tsv"))
+    assert len(tables) == 9  # 4.2, 4.3-4.5 and 4.7-4.9 (results, diagnostic), 4.10-4.11
+    for table in tables:
+        assert pd.read_csv(table, sep="\t").columns[0] == "dataset", table.name
     assert pd.read_csv(out / "selection_frequencies.tsv", sep="\t").columns[0] == "task"
 
 
@@ -271,6 +274,7 @@ def test_the_variant_tables_compare_smac_and_the_variant_where_each_ran(written:
     classification = tsv(out, "table_4_10")
     assert classification.loc["german", "Train SMAC ours"] == pytest.approx(10.0)
     assert np.isnan(classification.loc["german", "Train SMAC-10-Batch ours"])
+    assert classification.loc["yeast-sub", "seed dataset"] == "(substitute)"
     regression = tsv(out, "table_4_11").loc[FOREST_FIRES]
     assert regression["Train SMAC-10-Batch ours"] == pytest.approx(np.sqrt(0.02))
     assert regression["Train SMAC-10-Batch seed"] == pytest.approx(30.2953)

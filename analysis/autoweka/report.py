@@ -314,6 +314,13 @@ def read_seed_table(number: int | str) -> pd.DataFrame:
     return frame.set_index("Dataset")
 
 
+def _dataset_cells(dataset: str, seed_names: Mapping[str, str]) -> tuple[str, dict[str, object]]:
+    """A table row's first cells: our dataset and the seed's counterpart, ``(substitute)`` where
+    it has none; and the seed's name (empty where none) to look its values up."""
+    seed_name = seed_names.get(dataset, "")
+    return seed_name, {"dataset": dataset, "seed dataset": seed_name or "(substitute)"}
+
+
 def results_table(
     draws: Mapping[tuple[str, str], dict[str, np.ndarray]],
     metric: str,
@@ -325,8 +332,7 @@ def results_table(
     """Ours (mean over bootstrap draws) beside the seed's value for each method."""
     rows = []
     for dataset in task_datasets:
-        seed_name = seed_names.get(dataset, "")
-        row: dict[str, object] = {"dataset": dataset, "seed dataset": seed_name or "(substitute)"}
+        seed_name, row = _dataset_cells(dataset, seed_names)
         for method in methods:
             d = draws.get((dataset, method))
             row[f"{method} ours"] = float(np.mean(d[metric])) if d is not None else np.nan
@@ -350,8 +356,7 @@ def variant_table(
     label = METHOD_NAMES[variant]
     rows = []
     for dataset in task_datasets:
-        seed_name = seed_names.get(dataset, "")
-        row: dict[str, object] = {"dataset": dataset, "seed dataset": seed_name or "(substitute)"}
+        seed_name, row = _dataset_cells(dataset, seed_names)
         for metric, word in (("cv", "Train"), ("test", "Test")):
             for method, column in (("smac", f"{word} SMAC"), (variant, f"{word} {label}")):
                 d = draws.get((dataset, method))
@@ -392,8 +397,7 @@ def oracle_table(
     for dataset in datasets:
         exdef = summaries[(summaries.dataset == dataset) & (summaries.method == "exdef")]
         first = next((p for p in exdef.get("oracle_points", []) if isinstance(p, list) and p), [])
-        seed_name = seed_names.get(dataset, "")
-        row: dict[str, object] = {"dataset": dataset, "seed dataset": seed_name or "(substitute)"}
+        seed_name, row = _dataset_cells(dataset, seed_names)
         for method, points in (
             ("ExDef", pd.DataFrame(first)),
             ("Grid", grid_points(summaries, dataset)),
