@@ -457,3 +457,17 @@ def test_iterated_f_race_never_asks_past_its_evaluation_budget(cash, max_evaluat
     race = family(IteratedFRace, cash, 10, np.random.default_rng(3),
                   max_evaluations=max_evaluations)  # fmt: skip
     assert len(drive(race, 10 * max_evaluations)) <= max_evaluations
+
+
+def test_seed_004_s_tpe_runs_with_hyperopt_s_own_defaults(small) -> None:
+    """Auto-WEKA's TPE is hyperopt's TPE as shipped (seed §2.2.2): γ, the random start-up jobs
+    and the EI candidates per proposal are ``tpe.suggest``'s defaults."""
+    import inspect
+
+    from hyperopt import tpe
+
+    from hpo.optimizers.cash_tpe import TPE
+
+    own = inspect.signature(tpe.suggest).parameters
+    settings = TPE(small.space, 10, np.random.default_rng(0)).tpe_settings
+    assert settings == {name: own[name].default for name in settings}
