@@ -45,6 +45,7 @@ def write_run(
     factor: float = 1.0,
     finished: bool = True,
     name: str = "",
+    base: str | None = None,
 ) -> Path:
     """One run's results file: its trajectory (wall seconds, CV estimate), final choice (CV and
     test loss) unless unfinished, and oracle points; losses as the runs record them (error rates,
@@ -54,7 +55,7 @@ def write_run(
             for t, e in trajectory or [(0.0, cv)]]  # fmt: skip
     if finished:
         rows.append({"rule": "final", "incumbent_valid_loss": cv, "test_error": test,
-                     "config": f"{method}-{seed}", "learner": "j48"})  # fmt: skip
+                     "config": f"{method}-{seed}", "learner": "j48", "base": base})  # fmt: skip
     rows += [
         {"rule": "oracle", "config": config, "learner": config, "incumbent_valid_loss": point_cv,
          "test_error": point_test, "fit_seconds": seconds, "n_instances": evaluations}
@@ -64,8 +65,10 @@ def write_run(
         row_type="outcome", task=task, run_method=f"aw_{method}", dataset=dataset, seed=seed,
         repetition=seed, spearman=0.4 + 0.2 * seed, evaluations=50, breaches=0,
         wall_seconds=30.0, cpu_seconds=30.0, optimizer_seconds_total=1.0, setup_seconds=0.1,
-        base=None, fs_search="none", fs_eval=None,
+        fs_search="none", fs_eval=None,
     )  # fmt: skip
+    if "base" not in frame:
+        frame["base"] = None
     spec = {"budget": budget, "time_budget": time_budget, "time_budget_kind": "cpu",
             "optimizer_settings": {"budget_factor": factor}}  # fmt: skip
     table = pa.Table.from_pandas(frame, preserve_index=False)
@@ -316,9 +319,80 @@ def test_the_trajectory_figure_draws_each_method_s_median_incumbent_over_wall_ti
     wall, median = lines["SMAC"].get_xdata(), lines["SMAC"].get_ydata()
     assert (wall[0], wall[-1]) == (0.0, 30.0)
     assert median == pytest.approx(np.select([wall < 10, wall < 20], [0.6, 0.5], 0.2))
+    assert len(written.figure.axes) == 3  # one panel per dataset, in one row
+    assert {ax.get_title() for ax in written.figure.axes} == {"german", "yeast-sub", FOREST_FIRES}
 
 
 def test_the_claims_file_names_each_claim_by_its_id(written: Written) -> None:
     claims = pd.read_csv(written.out / "claims.tsv", sep="\t").set_index("id")
     assert claims.loc["C4.3-a", "status"] == "reproduced"
     assert claims.loc["C4.10", "status"] == "not evaluated"
+
+
+def test_the_selection_frequencies_count_each_run_s_final_base_learner(tmp_path: Path) -> None:
+    """Figs 4.1-4.7: how often SMAC, TPE and I/F-Race chose each learner and base learner, as a
+    count of runs and a share of the task's runs (a run without a base: ``(none)``)."""
+    for method in ("smac", "tpe"):
+        write_run(tmp_path, "d", method, 0, (0.1, 0.2), base="rep_tree")
+        write_run(tmp_path, "d", method, 1, (0.1, 0.2))
+    write_run(tmp_path, "d", "random", 0, (0.1, 0.2), base="rep_tree")  # not an Auto-WEKA method
+    summaries, _ = report.load_summaries(tmp_path)
+    frequencies = report.selection_frequencies(summaries).set_index(["what", "value"])
+    assert frequencies.loc[("base", "rep_tree"), ["runs", "share"]].tolist() == [2, 0.5]
+    assert frequencies.loc[("base", "(none)"), ["runs", "share"]].tolist() == [2, 0.5]
+    assert frequencies.loc[("learner", "j48"), ["runs", "share"]].tolist() == [4, 1.0]
+
+
+def test_a_point_two_grid_runs_timed_differently_is_one_grid_point(tmp_path: Path) -> None:
+    """Every grid run visits the same grid: a configuration scored by two runs is one point of
+    the oracle (the first run's), even though their fit seconds differ."""
+    write_run(tmp_path, "d", "grid", 0, (0.2, 0.2), oracle=[("g1", 0.2, 0.3, 1.0, 10)])
+    write_run(tmp_path, "d", "grid", 1, (0.2, 0.2), oracle=[("g1", 0.2, 0.3, 1.5, 10)])
+    summaries, _ = report.load_summaries(tmp_path)
+    points = report.grid_points(summaries, "d")
+    assert points["config"].tolist() == ["g1"] and points["seconds"].tolist() == [1.0]
+
+
+def test_a_method_the_report_does_not_know_is_ranked_after_the_known_ones() -> None:
+    """A user's own method (run through ``optimizer=<module.Class>``) has a row and a column of
+    the win matrix too, after the seed's methods."""
+    draws = {"d": {"my_method": np.full(5, 0.5), "smac": np.full(5, 1.0)}}
+    matrix = report.win_matrix(draws)
+    assert matrix.index.tolist() == ["smac", "my_method"]
+    assert matrix.loc["my_method", "smac"] == 1
+
+
+def test_a_task_without_runs_says_so_in_its_section(tmp_path: Path) -> None:
+    for seed, losses in enumerate(CLASSIFICATION_LOSSES["smac"]):
+        write_run(tmp_path, "german", "smac", seed, losses)
+    parts = report.sections(tmp_path, tmp_path / "out", DATASETS, {"name": "tiny"}, K, BOOTSTRAP)
+    assert "## regression: no runs" in parts
+
+
+def test_a_results_folder_named_after_a_profile_reads_that_profile_s_settings() -> None:
+    """``results/autoweka/<profile>`` is reported with the profile's best-of-k and bootstrap
+    (conf/experiment/autoweka.yaml); another folder with the seed's."""
+    from types import SimpleNamespace
+
+    import yaml
+
+    from analysis.autoweka import DEFAULT_BEST_OF, profile_of
+    from experiments.config import CONF_DIR
+
+    profiles = yaml.safe_load((CONF_DIR / "experiment" / "autoweka.yaml").read_text())["profiles"]
+    name = sorted(profiles)[0]
+    profile = profile_of(SimpleNamespace(source=Path("results/autoweka") / name))
+    assert profile["name"] == name
+    assert profile["best_of"] == int(profiles[name].get("best_of", DEFAULT_BEST_OF))
+    assert profile_of(SimpleNamespace(source=Path("elsewhere")))["name"] == "(runs)"
+
+
+def test_a_dataset_whose_grid_scored_no_point_leaves_the_others_limited_grid(
+    tmp_path: Path,
+) -> None:
+    write_run(tmp_path, "a-empty", "grid", 0, (0.2, 0.2))  # no configuration on every fold
+    write_run(tmp_path, "b-full", "grid", 0, (0.2, 0.2), oracle=[("g1", 0.2, 0.3, 1.0, 10)])
+    summaries, _ = report.load_summaries(tmp_path)
+    draws = report.limited_grid_draws(summaries, K, BOOTSTRAP)
+    assert list(draws) == [("b-full", "limited_grid")]
+    assert draws[("b-full", "limited_grid")]["test"] == pytest.approx([0.3 * 100] * BOOTSTRAP)
