@@ -164,6 +164,22 @@ def _stub_objective(clock: list[float] | None = None, seconds: float = 0.0):
     )
 
 
+def _fake_clock(read):  # noqa: ANN001, ANN202
+    """A stand-in for the instance loop's ``Clock`` whose every reading (wall, CPU, spent) is
+    ``read()``: the tests move time themselves, so none waits."""
+
+    class FakeClock:
+        def __init__(self, kind: str, child_cpu=None) -> None:
+            pass
+
+        def wall(self) -> float:
+            return read()
+
+        cpu = spent = wall
+
+    return FakeClock
+
+
 def test_the_instance_loop_starts_no_evaluation_once_its_time_budget_is_spent(monkeypatch):
     """Auto-WEKA's budget is time (Thornton 2014, §4): the loop ends within one evaluation of
     ``time_budget`` seconds, not at the (here unreachable) number of evaluations. The loop's
@@ -171,17 +187,7 @@ def test_the_instance_loop_starts_no_evaluation_once_its_time_budget_is_spent(mo
     from experiments import instance_loop
 
     now = [0.0]
-
-    class FakeClock:
-        def __init__(self, kind: str, child_cpu=None) -> None:
-            pass
-
-        def wall(self) -> float:
-            return now[0]
-
-        cpu = spent = wall
-
-    monkeypatch.setattr(instance_loop, "Clock", FakeClock)
+    monkeypatch.setattr(instance_loop, "Clock", _fake_clock(lambda: now[0]))
     optimizer = _CountingOptimizer(keeps_none=True)
     run = instance_loop.run_cash(
         optimizer, _stub_objective(now, 0.125), 10**6, time_budget=1.0, time_kind="wall"
@@ -496,17 +502,7 @@ def test_the_results_frames_keep_every_column_under_its_name_and_type(monkeypatc
     from experiments import autoweka, instance_loop
 
     ticks = iter(np.arange(0.0, 100.0, 0.25))
-
-    class FakeClock:
-        def __init__(self, kind: str, child_cpu=None) -> None:
-            pass
-
-        def wall(self) -> float:
-            return next(ticks)
-
-        cpu = spent = wall
-
-    monkeypatch.setattr(instance_loop, "Clock", FakeClock)
+    monkeypatch.setattr(instance_loop, "Clock", _fake_clock(lambda: next(ticks)))
     run = instance_loop.run_cash(_CountingOptimizer(), _stub_objective(), 3, diagnostic=False)
     trace = autoweka.trace_frame(run)
     assert trace["iteration"].tolist() == [1, 2, 3]

@@ -374,12 +374,9 @@ def test_a_results_folder_named_after_a_profile_reads_that_profile_s_settings() 
     (conf/experiment/autoweka.yaml); another folder with the seed's."""
     from types import SimpleNamespace
 
-    import yaml
-
     from analysis.autoweka import DEFAULT_BEST_OF, profile_of
-    from experiments.config import CONF_DIR
 
-    profiles = yaml.safe_load((CONF_DIR / "experiment" / "autoweka.yaml").read_text())["profiles"]
+    profiles = report.experiment_profiles()
     name = sorted(profiles)[0]
     profile = profile_of(SimpleNamespace(source=Path("results/autoweka") / name))
     assert profile["name"] == name

@@ -274,19 +274,25 @@ def test_each_repetition_of_the_cv_on_h_draws_its_own_folds() -> None:
     assert len(set(partitions)) == 3
 
 
-def test_the_kmeans_filter_keeps_each_clusters_best_configuration() -> None:
-    """§3.5.1: k-means on a leaf's configurations keeps the one with the best optimisation score
-    (1 − validation loss) of each cluster; with k = 1, the leaf's lowest loss."""
-    from hpo.significance.stage import SelectionSettings, run_stage
+def _one_real_parameter_space():  # noqa: ANN202
+    """LDA with one real parameter ``x`` in [0, 1]: a single leaf of Algorithm 3's tree."""
     from hpo.space.search_space import space_from_config
 
-    space = space_from_config(
+    return space_from_config(
         {
             "name": "one",
             "learner": "lda",
             "parameters": {"x": {"type": "real", "low": 0, "high": 1}},
         }
     )
+
+
+def test_the_kmeans_filter_keeps_each_clusters_best_configuration() -> None:
+    """§3.5.1: k-means on a leaf's configurations keeps the one with the best optimisation score
+    (1 − validation loss) of each cluster; with k = 1, the leaf's lowest loss."""
+    from hpo.significance.stage import SelectionSettings, run_stage
+
+    space = _one_real_parameter_space()
     xs = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
     losses = [0.5, 0.4, 0.3, 0.2, 0.1, 0.6]
     configs = [{"x": x} for x in xs]
@@ -314,15 +320,8 @@ def test_the_selection_table_lists_the_ranked_models_first_then_the_rest_by_iter
     """Algorithm 3's answer reads from the top of the stage's table: the models the root ranks,
     best first, then the models no node promoted, in the order they were evaluated."""
     from hpo.significance.stage import SelectionSettings, run_stage
-    from hpo.space.search_space import space_from_config
 
-    space = space_from_config(
-        {
-            "name": "one",
-            "learner": "lda",
-            "parameters": {"x": {"type": "real", "low": 0, "high": 1}},
-        }
-    )
+    space = _one_real_parameter_space()
     xs = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
     holdout = {0.1: 0.5, 0.2: 0.9, 0.3: 0.6, 0.4: 0.95, 0.5: 0.3, 0.6: 0.7}
     configs = [{"x": x} for x in xs]
