@@ -3,7 +3,8 @@
 # (tests/test_gpu.py: float32 agreement with the CPU, batched vs alone, two deterministic runs
 # identical), the GPU's epoch-cost table (what `sweep cost` sizes GPU-hours from, as
 # benchmarks/ffnn_epoch_costs_cuda.json once committed), and the batched trainer per network at
-# M = 1, 16, 81, 256 on the GPU beside one network on one CPU thread of the same machine.
+# M = 1, 16, 81, 256 on the GPU beside one network on one CPU thread of the same machine, and
+# whether cuBLAS gives a network the same bits whatever its partners (benchmarks/partner_bits.py).
 #
 #   OUT=gpu-results bash benchmarks/gpu_networks.sh     # then commit $OUT/ffnn_epoch_costs_cuda.json
 #
@@ -21,3 +22,4 @@ python benchmarks/ffnn_epoch.py --batched --rungs mean --sizes 1 16 81 256 --epo
     --repeats 3 --device cuda 2>&1 | tee "$out/batched_cuda.txt"
 python benchmarks/ffnn_epoch.py --batched --rungs mean --sizes 1 --epochs 1 --repeats 3 \
     --device cpu 2>&1 | tee "$out/one_cpu_thread.txt"
+python benchmarks/partner_bits.py --device cuda 2>&1 | tee "$out/partner_bits_cuda.txt"
