@@ -104,6 +104,14 @@ class KeepsNoPoint(RandomSearch):
         self.y.append(loss)
 
 
+class KeepsARaggedPoint(RandomSearch):
+    """Broken: keeps each point as a nested list that is no point (a ragged sequence)."""
+
+    def tell(self, proposal: Proposal, loss: float) -> None:
+        self.X.append([list(proposal.u[:1]), *proposal.u[1:]])
+        self.y.append(loss)
+
+
 @pytest.mark.parametrize(
     ("cls", "check", "detail"),
     [
@@ -112,6 +120,7 @@ class KeepsNoPoint(RandomSearch):
         (RefusesFailures, "failed evaluations accepted", "ValueError: a loss of 1.0 is not"),
         (SeedBlind, "another seed, other proposals", "seeds 11 and 12 give the same"),
         (KeepsNoPoint, "tell keeps the history", "the last point kept is None"),
+        (KeepsARaggedPoint, "tell keeps the history", "not a finite point of shape"),
         (InactiveGiven, "proposals lie in the space", "inactive parameter"),
         (CountsTells, "asked ahead, same proposals", "changes proposal 2"),
     ],
