@@ -245,6 +245,9 @@ def test_every_named_method_builds_and_unknown_settings_are_refused(small):
         make_method("tpe", small, 10, np.random.default_rng(0), gama=0.1)
     with pytest.raises(ValueError, match="unknown instances 'folds'; valid choices: cv"):
         make_method("smac", small, 10, np.random.default_rng(0), instances="folds")
+    for factor in (0, -4.0):  # the instance loop multiplies the budgets by it
+        with pytest.raises(ValueError, match=f"budget_factor must be > 0, got {factor}"):
+            make_method("smac", small, 10, np.random.default_rng(0), budget_factor=factor)
 
 
 # --- ConfigSpace's shortcuts (hpo.optimizers.backends.configspace_shortcuts)
