@@ -15,7 +15,7 @@ TORCH       ?= torch==2.13.0+cpu
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 EXPERIMENT ?= chapter3
 
-.PHONY: install demo test test-slow mutation lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo reproduce-ensembles reproduce-surrogates reproduce-autoweka reproduce-benchmark reproduce-hierarchical status bench clean
+.PHONY: install demo test test-slow mutation mutation-sample lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo reproduce-ensembles reproduce-surrogates reproduce-autoweka reproduce-benchmark reproduce-hierarchical status bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,14 @@ mutation: $(STAMP)
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
 	    $(VENV)/bin/mutmut run --max-children $(MUTMUT_JOBS) || true
 	$(PY) tools/mutation_score.py --survivors
+
+# A reproducible 1-in-SAMPLE mutation sample of a named set of modules, with that set's tests
+# only (pyproject.toml [tool.hpo-mutation.sets]; docs/testing.md), in build/mutation-SET.
+SET ?= newer
+SAMPLE ?= 25
+mutation-sample: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[dev,mutation]'
+	$(PY) tools/mutation_set.py $(SET) --sample $(SAMPLE) --jobs $(MUTMUT_JOBS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
