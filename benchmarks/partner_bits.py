@@ -21,6 +21,8 @@ import itertools
 
 import torch
 
+from hpo.learners.network_settings import resolve_device
+
 SHAPES = [
     (rows, inputs, outputs)
     for rows in (32, 16, 7)
@@ -69,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.device == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda: PyTorch sees no GPU")
+    resolve_device(args.device)  # on a GPU, cuBLAS's deterministic workspace, as the fits set it
+    torch.use_deterministic_algorithms(True)  # as the fits run
     threads = (1, 2) if args.device == "cpu" else (torch.get_num_threads(),)
     print(
         f"torch {torch.__version__}, device {args.device}: a member's forward and backward "
