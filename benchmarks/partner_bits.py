@@ -31,8 +31,11 @@ SHAPES = [
 SIZES = (2, 16, 81)  # members in the batch; the member is first or second
 
 
-def _same_as_alone(kernel, shape: tuple[int, int, int], dtype: torch.dtype, device: str) -> str:
-    """How many of the (M, position) placements give the member the bits it has alone."""
+def _same_as_alone(
+    kernel, shape: tuple[int, int, int], dtype: torch.dtype, device: str
+) -> tuple[int, int]:
+    """How many of the (M, position) placements give the member the bits it has alone, and of
+    how many."""
     generator = torch.Generator(device="cpu").manual_seed(0)
     rows, inputs, outputs = shape
     largest = max(SIZES)
@@ -46,14 +49,14 @@ def _same_as_alone(kernel, shape: tuple[int, int, int], dtype: torch.dtype, devi
         draw(largest, outputs),
         draw(largest, rows, outputs),
     )
-    same = total = 0
-    for size, position in itertools.product(SIZES, (0, 1)):
+    alone = kernel(x[:1], w[:1], b[:1], g[:1])
+    placements = list(itertools.product(SIZES, (0, 1)))
+    same = 0
+    for size, position in placements:
         members = torch.arange(size, device=device).roll(position)  # the member is member 0
-        alone = kernel(x[:1], w[:1], b[:1], g[:1])
         batched = kernel(x[members], w[members], b[members], g[members])
-        total += 1
         same += all(torch.equal(a[0], c[position]) for a, c in zip(alone, batched, strict=True))
-    return f"{same}/{total}"
+    return same, len(placements)
 
 
 def _matmuls(x, w, b, g) -> tuple[torch.Tensor, ...]:
@@ -82,16 +85,15 @@ def main(argv: list[str] | None = None) -> int:
     mixed = 0
     for shape, dtype, count in itertools.product(SHAPES, (torch.float32, torch.float64), threads):
         torch.set_num_threads(count)
-        cell = _same_as_alone(_matmuls, shape, dtype, args.device)
-        same, total = map(int, cell.split("/"))
+        same, total = _same_as_alone(_matmuls, shape, dtype, args.device)
         if same < total:
             mixed += 1
             rows, inputs, outputs = shape
-            name = str(dtype).removeprefix("torch.")
+            name, cell = str(dtype).removeprefix("torch."), f"{same}/{total}"
             print(f"{rows:>4} {inputs:>5} {outputs:>5} {name:>8} {count:>7} {cell:>9}")
-    rows = len(SHAPES) * 2 * len(threads)
+    cases = len(SHAPES) * 2 * len(threads)
     print(
-        f"{mixed} of {rows} (shape, dtype, threads) rows give a member other bits than alone "
+        f"{mixed} of {cases} (shape, dtype, threads) rows give a member other bits than alone "
         "(the others, not printed, keep them at every placement)"
     )
     return 0
