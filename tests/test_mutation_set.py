@@ -14,10 +14,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import mutation_set  # noqa: E402
 
-try:
-    import tomllib
-except ImportError:  # Python 3.10
-    import tomli as tomllib
+tomllib = mutation_set.tomllib  # the standard library's, or tomli on Python 3.10
 
 PYPROJECT = (ROOT / "pyproject.toml").read_text()
 

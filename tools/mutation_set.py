@@ -27,7 +27,8 @@ except ImportError:  # Python 3.10: pytest's own TOML reader
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
-SETTINGS = ("only_mutate", "pytest_add_cli_args_test_selection")
+# [tool.mutmut]'s list -> the set's list that replaces it
+REPLACED = {"only_mutate": "only_mutate", "pytest_add_cli_args_test_selection": "tests"}
 NO_SUCH_MUTANT = "hpo.nonexistent__mutmut_1"  # a run of it makes the mutants, then stops
 
 
@@ -38,9 +39,9 @@ def mutation_sets(pyproject: str) -> dict[str, dict[str, list[str]]]:
 
 def with_set(pyproject: str, chosen: dict[str, list[str]]) -> str:
     """``pyproject`` (its text) with ``[tool.mutmut]``'s modules and tests those of ``chosen``."""
-    values = {"only_mutate": chosen["only_mutate"], SETTINGS[1]: chosen["tests"]}
-    for key, items in values.items():
-        replacement = f"{key} = [\n" + "".join(f'    "{item}",\n' for item in items) + "]\n"
+    for key, name in REPLACED.items():
+        items = "".join(f'    "{item}",\n' for item in chosen[name])
+        replacement = f"{key} = [\n{items}]\n"
         pattern = re.compile(rf"^{key} = \[\n.*?^\]\n", re.MULTILINE | re.DOTALL)
         pyproject, count = pattern.subn(lambda _, text=replacement: text, pyproject, count=1)
         if count != 1:
@@ -87,14 +88,16 @@ def main(argv: list[str] | None = None) -> int:
     mutmut = [str(Path(sys.executable).with_name("mutmut")), "run", "--max-children"]
     mutmut.append(str(args.jobs))
     score = [sys.executable, "tools/mutation_score.py"]
-    print(f"generating the mutants in {folder}", flush=True)
-    subprocess.run([*mutmut, NO_SUCH_MUTANT], cwd=folder, env=env, capture_output=True)
+    log = folder / "mutmut-generate.log"
+    print(f"generating the mutants in {folder} (mutmut's output: {log.name})", flush=True)
+    with log.open("w") as output:
+        subprocess.run([*mutmut, NO_SUCH_MUTANT], cwd=folder, env=env, stdout=output, stderr=output)
     names = subprocess.run(
         [*score, "--sample", str(args.sample)], cwd=folder, env=env, check=True,
         capture_output=True, text=True,
     ).stdout.split()  # fmt: skip
     if not names:
-        print("no mutants were generated (see mutmut's output in the copy)", file=sys.stderr)
+        print(f"no mutants were generated (mutmut's output: {log})", file=sys.stderr)
         return 1
     print(f"running {len(names)} sampled mutants", flush=True)
     subprocess.run([*mutmut, *names], cwd=folder, env=env, stdout=subprocess.DEVNULL)
