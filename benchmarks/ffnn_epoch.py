@@ -40,6 +40,15 @@ core for a one-thread figure:
 
     taskset -c 0 nice -n 5 python benchmarks/ffnn_epoch.py --batched --rungs mean \\
         --sizes 1 16 81 --epochs 1 --repeats 3
+
+``--batched --json FILE`` also writes the table that ``sweep cost`` sizes a batched Hyperband or
+BOHB rung from (``benchmarks/ffnn_batched_costs_cuda.json`` on a GPU): per rung measured, the
+seconds per epoch per network batched and alone at each M, with its command and date. A rung
+already in FILE, measured on the same device, is kept unless measured again, so two commands
+(the ``mean`` rung at M = 1 to 256, the slower ``prior`` rung at fewer M) fill one table:
+
+    python benchmarks/ffnn_epoch.py --batched --rungs mean --sizes 1 16 81 256 --epochs 1 \\
+        --repeats 3 --device cuda --json benchmarks/ffnn_batched_costs_cuda.json
 """
 
 from __future__ import annotations
@@ -62,6 +71,14 @@ N_TRAIN, N_VALID, N_FEATURES, N_CLASSES, BATCH = 10_000, 2_000, 784, 10, 32
 SPACE_DIR = Path(__file__).resolve().parents[1] / "conf" / "space"
 SEED_SPACES = ("ffnn_mnist", "ffnn_mrbi")
 BATCHED_RUNGS = ("mean", "prior", "prior-one-group")  # --batched --rungs
+BATCHED_WIDTHS = {  # each rung's networks, as the batched table (--batched --json) says
+    "mean": "M one-layer tanh networks of 249 units (ffnn_mnist's mean width), no dropout, "
+    "each its own seed and learning rate",
+    "prior": "M one-layer tanh networks of widths drawn from ffnn_mnist's prior log U(18, "
+    "1024), no dropout, in the trainer's width buckets",
+    "prior-one-group": "the first 16 of the prior rung's widths as one group, padded to their "
+    "widest",
+}
 CASES = {  # name -> (units per hidden layer, input dropout, hidden dropout)
     "1 x 100, no dropout": ((100,), 0.0, 0.0),
     "1 x 500, no dropout": ((500,), 0.0, 0.0),
@@ -159,10 +176,10 @@ def batched(
 
 def batched_table(
     data, sizes: list[int], epochs: int, repeats: int, device: str, names: list[str]
-) -> None:
+) -> dict[str, dict[int, tuple[float, float]]]:
     """The ``--batched`` table (module docstring): per rung and M, the medians over
     ``repeats`` (interleaved) of seconds per epoch per network batched and alone, and their
-    ratio."""
+    ratio; printed, and returned as {rung name: {M: (batched, alone)}}."""
     widths = np.round(np.exp(np.random.default_rng(0).uniform(np.log(18), np.log(1024), 256)))
     prior = [int(w) for w in widths]
     rungs = [  # name, widths, width buckets
@@ -170,13 +187,15 @@ def batched_table(
         ("1 x prior", prior, True),
         ("1 x prior, one group", prior[:16], False),
     ]
-    rungs = [rung for rung, name in zip(rungs, BATCHED_RUNGS, strict=True) if name in names]
+    rungs = [(*rung, name) for rung, name in zip(rungs, BATCHED_RUNGS, strict=True)
+             if name in names]  # fmt: skip
+    measured: dict[str, dict[int, tuple[float, float]]] = {}
     small = tuple(a[:64] for a in data)
     batched([8, 8], small, 1, device)  # the first batched matmuls of a process pay a set-up
     print(f"seconds per epoch per network, {epochs} epoch(s), median of {repeats}, device "
           f"{device_name(device)}, {torch.get_num_threads()} CPU thread(s)")  # fmt: skip
     print(f"{'rung':22} {'M':>4} {'batched':>9} {'alone':>9} {'speed-up':>9}")
-    for name, rung_widths, buckets in rungs:
+    for name, rung_widths, buckets, key in rungs:
         for m in (m for m in sizes if m <= len(rung_widths)):
             widths = rung_widths[:m]
             alone_widths = widths[:16] if len(set(widths)) > 1 else widths[:1]
@@ -188,6 +207,8 @@ def batched_table(
                 ))  # fmt: skip
             a, b = statistics.median(together), statistics.median(alone)
             print(f"{name:22} {m:4d} {a:9.4f} {b:9.4f} {b / a:9.2f}", flush=True)
+            measured.setdefault(key, {})[m] = (a, b)
+    return measured
 
 
 def _mean(prior: dict | None) -> float:
@@ -250,11 +271,55 @@ def write_costs(path: str, data, repeats: int, epochs: int, device: str) -> None
     Path(path).write_text(json.dumps(record, indent=1) + "\n")
 
 
+def write_batched_costs(
+    path: str,
+    measured: dict[str, dict[int, tuple[float, float]]],
+    command: str,
+    repeats: int,
+    epochs: int,
+    device: str,
+) -> None:
+    """The batched table (``--batched --json``): per rung, seconds per epoch per network batched
+    and alone at each M, with its command and date; a rung already in ``path`` from the same
+    device is kept unless measured here (a table of another device is replaced)."""
+    name = device_name(device)
+    try:
+        old = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        old = {}
+    kept = old.get("rungs", {}) if old.get("device_name") == name else {}
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    rungs = dict(kept)
+    for rung, cells in measured.items():
+        rungs[rung] = {
+            "widths": BATCHED_WIDTHS[rung],
+            "command": command,
+            "measured": when,
+            "repeats": repeats,
+            "epochs": epochs,
+            "batched": {str(m): a for m, (a, _) in sorted(cells.items())},
+            "alone": {str(m): b for m, (_, b) in sorted(cells.items())},
+        }
+    record = {
+        "device": device,
+        "device_name": name,
+        "threads": 1,
+        "data": f"{N_TRAIN} training rows x {N_FEATURES} features, {N_CLASSES} classes, "
+        f"{N_VALID} validation rows, batch {BATCH} (MNIST-basic and MRBI alike)",
+        "seconds": "per epoch per network (batched: the batched trainer's; alone: the "
+        "one-at-a-time learner's, measured interleaved with it)",
+        "reference_network": {"units": [249], "input_dropout": 0.0, "dropout": 0.0},
+        "rungs": rungs,
+    }
+    Path(path).write_text(json.dumps(record, indent=1) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--json", default=None, help="write the seed spaces' epoch-cost table")
+    parser.add_argument("--json", default=None, help="write the seed spaces' epoch-cost table "
+                        "(with --batched: the batched per-network table)")  # fmt: skip
     parser.add_argument("--device", default="cpu", help="--json: the learner's device (cpu, cuda)")
     parser.add_argument("--batched", action="store_true", help="measure the batched trainer")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 16, 81], help="--batched: M")
@@ -270,7 +335,18 @@ def main() -> None:
         rng.integers(0, N_CLASSES, N_VALID),
     )
     if args.batched:
-        batched_table(data, args.sizes, args.epochs, args.repeats, args.device, args.rungs)
+        measured = batched_table(
+            data, args.sizes, args.epochs, args.repeats, args.device, args.rungs
+        )
+        if args.json:
+            command = (
+                f"python benchmarks/ffnn_epoch.py --batched --rungs {' '.join(args.rungs)} "
+                f"--sizes {' '.join(map(str, args.sizes))} --epochs {args.epochs} "
+                f"--repeats {args.repeats} --device {args.device} --json {args.json}"
+            )
+            write_batched_costs(
+                args.json, measured, command, args.repeats, args.epochs, args.device
+            )
         return
     if args.json:
         write_costs(args.json, data, args.repeats, args.epochs, args.device)

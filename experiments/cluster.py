@@ -28,9 +28,21 @@ Two kinds of run are costed otherwise (the ``surrogates`` experiment, seed 002):
 
 On a GPU the network runs' epochs cost what ``benchmarks/ffnn_epoch.py --device cuda --json``
 measured there (``benchmarks/ffnn_epoch_costs_cuda.json``, the same table for the GPU's epoch,
-one network at a time): the GPU line gives those GPU-hours beside the core-hours. No speed-up is
-assumed: while no GPU table is committed, the line says the GPU's cost is unmeasured and how to
-measure it.
+one network at a time): the GPU line gives those GPU-hours beside the core-hours (without that
+table it says the GPU's cost is unmeasured and how to measure it). Beside them it gives the
+GPU-hours with ``batch_networks`` on (or ``auto``), where each Hyperband or BOHB rung of M > 1
+networks trains as one batched model: the rung costs M × the epochs each network trains there ×
+the per-network epoch of M networks trained together, from the batched table
+(``benchmarks/ffnn_batched_costs_cuda.json``, ``benchmarks/ffnn_epoch.py --batched --device cuda
+--json``; :func:`batched_epoch_seconds`: log-log interpolation between the measured M, clamped
+beyond them), its rung of widths drawn from the prior (``BATCHED_RUNG``; the rung of networks
+all of the mean width, one width bucket, is given beside it as an optimistic bound). That table
+measures one-layer networks of ffnn_mnist's widths; a space's rung is scaled by its
+representative network's epoch over the measured 249-unit network's, both from the GPU's
+one-network table (:func:`batched_seconds`). A rung of one network (the evaluator trains a lone
+network by itself), the retraining of incumbents and the other methods' networks stay one at a
+time. The CPU's estimate never batches (on one CPU thread batching gains little,
+docs/surrogates-hyperband.md).
 
 A run with a **time budget** (``time_budget``, seed 003's paper profile: 8 hours of optimisation
 per run) costs that budget plus, when a model-selection stage follows (not in the ``priors``
@@ -71,6 +83,10 @@ MULTI_FIDELITY = ("hyperband", "bohb")  # methods that run Hyperband's plan, not
 FIDELITY_SETTINGS = ("max_resource", "eta", "unit", "resource", "rounding", "iterations")
 FULL_FIT_FAMILY = "rs"  # the table family whose cells give the cost of one full fit
 GPU_EPOCH_COSTS_FILE = COSTS_FILE.with_name("ffnn_epoch_costs_cuda.json")  # measured on a GPU
+# seconds per epoch per network of M networks trained as one batched model, on a GPU
+GPU_BATCHED_COSTS_FILE = COSTS_FILE.with_name("ffnn_batched_costs_cuda.json")
+BATCHED_RUNG = "prior"  # the batched table's rung a run's rungs cost as: widths from the prior
+BATCHED_LOWER_RUNG = "mean"  # every network at the mean width: one width bucket, a lower bound
 SELECTION_STAGE_ALLOWANCE = 0.5  # [assumption] seed 003's selection stage, a share of time_budget
 TIME_BUDGET_FAMILY = "time budget"  # the cost family of runs costed by their time budget
 
@@ -221,13 +237,19 @@ def fidelity(method: str, settings: Mapping[str, Any]) -> Fidelity:
 def plan_epochs(plan: Fidelity) -> float:
     """Epochs a run of ``plan`` trains when every configuration resumes from its last rung (no
     early stopping): each rung's survivors train the difference to its resource."""
-    total = 0.0
+    return sum(n * epochs for n, epochs in plan_rungs(plan))
+
+
+def plan_rungs(plan: Fidelity) -> tuple[tuple[int, float], ...]:
+    """(networks M, epochs each trains there) of every rung of ``plan``, resumed from the
+    rung before as in :func:`plan_epochs`, in the plan's order (iterations repeated)."""
+    rungs = []
     for bracket in plan.plan:
         previous = 0.0
         for rung in bracket:
-            total += rung.n * (plan.amount(rung.r) - previous)
+            rungs.append((int(rung.n), plan.amount(rung.r) - previous))
             previous = plan.amount(rung.r)
-    return total * plan.iterations
+    return tuple(rungs) * plan.iterations
 
 
 def plan_full_fits(plan: Fidelity) -> float:
@@ -245,12 +267,16 @@ def expected_incumbents(evaluations: int) -> float:
 def run_cost_units(spec: Any) -> dict[str, Any]:
     """What a run's cost scales with: for a network run its ``epochs`` (evaluations and
     retraining); for a run with a time budget its ``budget_seconds``; else its ``evaluations`` in
-    full fits and the table family that costs them."""
+    full fits and the table family that costs them. A network run of Hyperband or BOHB on the
+    ``epochs`` resource also has its ``rungs`` (:func:`plan_rungs`: what ``batch_networks``
+    trains together, which the GPU line costs batched), and every run its ``batch_networks``."""
     settings = spec.space.get("settings") or {}
     learner = spec.space.get("learner")  # a name; a tree of learners (seed 003) is no network
     network = isinstance(learner, str) and "epochs" in learner_resources(learner)
+    batching = {"rungs": (), "batch_networks": getattr(spec, "batch_networks", "off")}
     if getattr(spec, "time_budget", None) is not None:
         return {
+            **batching,
             "epochs": 0.0,
             "evaluations": 0.0,
             "cost_family": TIME_BUDGET_FAMILY,
@@ -268,6 +294,7 @@ def run_cost_units(spec: Any) -> dict[str, Any]:
             trained = spec.budget * cap
         elif plan.resource == "epochs":
             trained = plan_epochs(plan)
+            batching["rungs"] = plan_rungs(plan)  # what batch_networks trains together
         else:  # a share of the rows, trained to the cap
             trained = plan_full_fits(plan) * cap
         retrained = expected_incumbents(n_evaluations) * cap
@@ -276,7 +303,7 @@ def run_cost_units(spec: Any) -> dict[str, Any]:
         units = {"epochs": 0.0, "evaluations": float(spec.budget), "cost_family": spec.optimizer}
     else:
         units = {"epochs": 0.0, "evaluations": plan_full_fits(plan), "cost_family": FULL_FIT_FAMILY}
-    return {**units, "budget_seconds": 0.0, "selection_stage": False}
+    return {**units, **batching, "budget_seconds": 0.0, "selection_stage": False}
 
 
 def memory_gb(train_rows: int, distance_cache_mb: float, libsvm_cache_mb: float) -> float:
@@ -415,11 +442,80 @@ def train_fraction_lines(runs: pd.DataFrame) -> list[str]:
     ]
 
 
+def load_batched_costs(path: Path, rung: str) -> dict[int, float]:
+    """Seconds per epoch per network of M networks trained as one batched model, by M, for
+    ``rung`` of the batched table (``benchmarks/ffnn_epoch.py --batched --json``). A rung not
+    measured at M = 1 takes the ``mean`` rung's M = 1: one network is one group, unpadded,
+    whatever its width."""
+    table = _read_epoch_table(path)
+    try:
+        rungs = table["rungs"]
+        cells = {int(m): float(s) for m, s in rungs[rung]["batched"].items()}
+        lone = rungs.get(BATCHED_LOWER_RUNG, {}).get("batched", {}).get("1")
+        if 1 not in cells and lone is not None:
+            cells[1] = float(lone)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise UsageError(f"cannot read the batched-cost table {path}: bad entry {err!r}") from err
+    if not cells or min(cells) < 1 or min(cells.values()) <= 0:
+        raise UsageError(f"cannot read the batched-cost table {path}: rung {rung!r} has no M >= 1")
+    return cells
+
+
+def batched_epoch_seconds(
+    networks: float | np.ndarray, measured: Mapping[int, float]
+) -> float | np.ndarray:
+    """Seconds per epoch per network when ``networks`` (M) train as one batched model: the
+    measured cost at M, log-log interpolated between the measured M (a power law between
+    neighbours) and clamped at the smallest and largest measured M."""
+    sizes = sorted(measured)
+    logs = np.log([measured[m] for m in sizes])
+    return np.exp(np.interp(np.log(networks), np.log(sizes), logs))
+
+
+def reference_epoch(single: Mapping[str, Any], network: Mapping[str, Any], path: Path) -> float:
+    """The one-network table's (``single``) seconds per epoch of the batched table's measured
+    ``network`` (units and dropouts), found among the spaces' representative networks."""
+    for cell in single.get("spaces", {}).values():
+        for candidate in cell.get("networks", []):
+            if all(candidate.get(key) == value for key, value in network.items()):
+                return float(candidate["seconds_per_epoch"])
+    raise UsageError(
+        f"the GPU's epoch-cost table {path} has no network {dict(network)} to scale the batched "
+        "table's measurement by; measure both on one GPU (benchmarks/gpu_networks.sh)"
+    )
+
+
+def batched_seconds(
+    runs: pd.DataFrame, epoch_costs: pd.Series, measured: Mapping[int, float], reference: float
+) -> np.ndarray:
+    """Seconds of network runs (columns space, epochs, rungs) when each rung of (M, epochs)
+    trains as one batched model: M × epochs × the per-network epoch at M
+    (:func:`batched_epoch_seconds`) × the space's epoch over the measured network's
+    (``epoch_costs[space] / reference``: the batched speed-up taken as the same for the
+    space's networks). Their other epochs (retraining, methods without rungs) and a rung of one
+    network (``Evaluator.pretrain`` trains a lone network by itself) cost one at a time."""
+    seconds = network_seconds(runs, epoch_costs)
+    per_epoch = epoch_costs.reindex(runs["space"]).to_numpy()
+    for i, rungs in enumerate(runs["rungs"]):
+        together = [(m, epochs) for m, epochs in rungs if m > 1]
+        if not together:
+            continue
+        m, epochs = np.array(together, dtype=float).T
+        one_at_a_time = per_epoch[i] * float(np.sum(m * epochs))
+        batched = float(np.sum(m * epochs * batched_epoch_seconds(m, measured)))
+        seconds[i] += per_epoch[i] / reference * batched - one_at_a_time
+    return seconds
+
+
 def gpu_line(
-    table: pd.DataFrame, estimate: Estimate, gpu_costs_file: Path = GPU_EPOCH_COSTS_FILE
+    table: pd.DataFrame,
+    estimate: Estimate,
+    gpu_costs_file: Path = GPU_EPOCH_COSTS_FILE,
+    batched_costs_file: Path = GPU_BATCHED_COSTS_FILE,
 ) -> list[str]:
     """What a GPU changes (none without network runs): the network runs' GPU-hours at the GPU's
-    measured epoch (``gpu_costs_file``), or that it is unmeasured while no such table exists."""
+    measured epoch (``gpu_costs_file``), one network at a time, and with Hyperband's and BOHB's
+    rungs batched (``batched_costs_file``); or that it is unmeasured while no table exists."""
     e = estimate
     if not e.network_core_hours:
         return []
@@ -434,13 +530,70 @@ def gpu_line(
         ]
     network = table[table["epochs"] > 0]
     measured = _read_epoch_table(gpu_costs_file)
-    gpu_hours = network_seconds(network, _epoch_costs(measured, gpu_costs_file)).sum() / 3600
+    single = _epoch_costs(measured, gpu_costs_file)
+    gpu_hours = network_seconds(network, single).sum() / 3600
+    batched = _batched_text(network, single, measured, gpu_costs_file, batched_costs_file)
     return [
         f"on a GPU: the network runs' {e.network_core_hours:,.2f} core-hours are "
         f"{gpu_hours:,.2f} GPU-hours, one network at a time at the GPU's measured epoch "
-        f"({_repo_path(gpu_costs_file)}, {measured.get('device_name', measured.get('device'))}, "
-        f"{measured.get('measured', '?')}); {other}; add `space.settings.device: cuda` to the "
-        "network parts' overrides"
+        f"({_repo_path(gpu_costs_file)}, {_device(measured)}, {measured.get('measured', '?')}); "
+        f"{other}; add `space.settings.device: cuda` to the network parts' overrides"
+        + (", and `batch_networks: auto` to batch the rungs" if batched else ""),
+        *batched,
+    ]
+
+
+def _device(table: Mapping[str, Any]) -> str:
+    return str(table.get("device_name", table.get("device", "?")))
+
+
+def _batched_text(
+    network: pd.DataFrame,
+    single: pd.Series,
+    measured: Mapping[str, Any],
+    gpu_costs_file: Path,
+    batched_costs_file: Path,
+) -> list[str]:
+    """The GPU line's batched part: the network runs' GPU-hours with Hyperband's and BOHB's
+    rungs trained as one batched model (none when no run has rungs)."""
+    if "rungs" not in network or not any(map(len, network["rungs"])):
+        return []
+    with_rungs = network[network["rungs"].map(len) > 0]
+    settings = "/".join(sorted(set(with_rungs.get("batch_networks", ["?"]))))
+    head = (
+        f"  with Hyperband's and BOHB's rungs batched (batch_networks on or auto; this "
+        f"profile's {len(with_rungs)} such runs: {settings})"
+    )
+    path = _repo_path(batched_costs_file)
+    if not Path(batched_costs_file).exists():
+        return [
+            f"{head}: unmeasured, no batched-cost table ({path}); measure on the GPU with: "
+            "python benchmarks/ffnn_epoch.py --batched --rungs mean prior --sizes 1 16 81 256 "
+            f"--epochs 1 --repeats 3 --device cuda --json {path}"
+        ]
+    table = _read_epoch_table(batched_costs_file)
+    reference = reference_epoch(measured, table.get("reference_network", {}), gpu_costs_file)
+    hours, sizes = {}, {}
+    has_rungs = (network["rungs"].map(len) > 0).to_numpy()
+    alone = network_seconds(with_rungs, single).sum() / 3600
+    for rung in (BATCHED_RUNG, BATCHED_LOWER_RUNG):
+        cells = load_batched_costs(batched_costs_file, rung)
+        seconds = batched_seconds(network, single, cells, reference)
+        hours[rung] = seconds.sum() / 3600, seconds[has_rungs].sum() / 3600
+        own = {int(m) for m in table["rungs"][rung]["batched"]}
+        sizes[rung] = ", ".join(f"{m}" + ("" if m in own else " (the mean rung's)")
+                                for m in sorted(cells))  # fmt: skip
+    (total, runs), (lower, _) = hours[BATCHED_RUNG], hours[BATCHED_LOWER_RUNG]
+    return [
+        f"{head}: the network runs' {total:,.2f} GPU-hours (those {len(with_rungs)} runs' "
+        f"{alone:,.2f} become {runs:,.2f}); a rung of M > 1 networks costs M x its "
+        "epochs x the per-network epoch of M networks of the prior's widths, log-log "
+        f"interpolated between the measured M = {sizes[BATCHED_RUNG]} and clamped beyond "
+        f"({lower:,.2f} GPU-hours were every network 249 units wide, M = "
+        f"{sizes[BATCHED_LOWER_RUNG]}: one width bucket, optimistic), scaled per space as the "
+        f"one-network epoch ({path}, {_device(table)}, "
+        f"{table['rungs'][BATCHED_RUNG].get('measured', '?')}); "
+        "a lone network, the retraining and the other methods' networks one at a time"
     ]
 
 
@@ -510,6 +663,7 @@ def print_cost(
     costs_file: Path = COSTS_FILE,
     epoch_costs_file: Path = EPOCH_COSTS_FILE,
     gpu_costs_file: Path = GPU_EPOCH_COSTS_FILE,
+    batched_costs_file: Path = GPU_BATCHED_COSTS_FILE,
 ) -> int:
     """Print the cost of submitting ``runs`` in ``n_shards`` shards; returns the exit code."""
     check_submission(n_shards, max_array_size)
@@ -526,7 +680,7 @@ def print_cost(
         *lines,
         *train_fraction_lines(table),
         *time_budget_lines(table),
-        *gpu_line(table, result, gpu_costs_file),
+        *gpu_line(table, result, gpu_costs_file, batched_costs_file),
         *dependent_lines(runs),
     ]:
         print(line)
