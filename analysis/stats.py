@@ -151,7 +151,7 @@ def holm_adjust(pvalues: pd.DataFrame) -> pd.DataFrame:
     methods = list(pvalues.columns)
     pairs = [p for p in itertools.combinations(methods, 2) if not np.isnan(pvalues.loc[p])]
     raw = np.array([pvalues.loc[p] for p in pairs])
-    order = np.argsort(raw)
+    order = np.argsort(raw, kind="stable")
     stepped = raw[order] * (len(raw) - np.arange(len(raw)))
     adjusted_sorted = np.minimum(np.maximum.accumulate(stepped), 1.0)
     adjusted = pvalues.copy()
@@ -189,4 +189,4 @@ def summary_table(scores: pd.DataFrame) -> pd.DataFrame:
     Rows are sorted from worst to best average rank, as the thesis prints them.
     """
     summary = median_iqr(scores).join([win_rates(scores), average_ranks(scores)])
-    return summary.sort_values("rank", ascending=False)
+    return summary.sort_values("rank", ascending=False, kind="stable")

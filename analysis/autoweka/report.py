@@ -465,7 +465,7 @@ def trajectory_figure(
                     (trajectories.dataset == dataset)
                     & (trajectories.method == method)
                     & (trajectories.seed == seed)
-                ].sort_values("wall")
+                ].sort_values("wall", kind="stable")
                 if points.empty:
                     continue
                 index = np.searchsorted(points.wall.to_numpy(), grid, side="right") - 1

@@ -431,7 +431,7 @@ def read_pool(
         raise FileNotFoundError(f"{sidecar} not found: the run kept no predictions")
     predictions = pd.read_parquet(sidecar)
     run = pd.read_parquet(run_file)
-    trace = run[run["row_type"] == "trace"].sort_values("iteration")
+    trace = run[run["row_type"] == "trace"].sort_values("iteration", kind="stable")
     models = trace["iteration"].to_numpy(dtype=np.int64)
     valid = predictions[predictions["split"] == 0]
     folds = []
@@ -443,7 +443,7 @@ def read_pool(
     test: dict[int, np.ndarray] = {}
     test_index = np.array([], dtype=np.int64)
     for model, block in test_rows.groupby("model", sort=True):
-        block = block.sort_values("row")
+        block = block.sort_values("row", kind="stable")
         test[int(model)] = block["prediction"].to_numpy(dtype=np.int64)
         test_index = block["row"].to_numpy()
     x, x_label = _axis(trace, param)

@@ -199,7 +199,9 @@ def _c5_9(inputs: Inputs) -> Outcome:
     weak = power("wilcoxon", inputs.repetitions, inputs.alpha)
     none_better = decided(weak, counts[BEST] == 0)
     most = decided(weak, counts["Spearmint"] > counts.drop("Spearmint").max())
-    text = ", ".join(f"{m} {int(c)}" for m, c in counts.sort_values(ascending=False).items())
+    text = ", ".join(
+        f"{m} {int(c)}" for m, c in counts.sort_values(ascending=False, kind="stable").items()
+    )
     return Outcome(
         f"significantly worse than the best on: {text} (of {len(marks)} datasets, "
         f"≥ {inputs.repetitions} repetitions)",

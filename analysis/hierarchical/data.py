@@ -113,7 +113,7 @@ def table_5_1(rows: pd.DataFrame) -> pd.DataFrame:
     optimized = rows[rows["ms_kind"] == "optimized"]
     for (dataset, method), frame in optimized.groupby(["dataset", "method"], sort=True):
         defaults = defaults_of(rows, str(dataset))
-        ranked = frame[frame["ms_rank"].notna()].sort_values("ms_rank")
+        ranked = frame[frame["ms_rank"].notna()].sort_values("ms_rank", kind="stable")
         worst = float(defaults["ms_holdout_mean"].min()) if len(defaults) else np.nan
         best = float(defaults["ms_holdout_mean"].max()) if len(defaults) else np.nan
         score = float(ranked["ms_holdout_mean"].iloc[0]) if len(ranked) else np.nan

@@ -123,8 +123,12 @@ def _learner_boxes(rows: pd.DataFrame, dataset: str, method: str) -> pd.DataFram
     records = []
     for learner in sorted(set(defaults.index) | set(mine["learner"])):
         candidates = mine[mine["learner"] == learner]
-        ranked = candidates[candidates["ms_rank"].notna()].sort_values("ms_rank")
-        pick = ranked if len(ranked) else candidates.sort_values("ms_holdout_mean", ascending=False)
+        ranked = candidates[candidates["ms_rank"].notna()].sort_values("ms_rank", kind="stable")
+        pick = (
+            ranked
+            if len(ranked)
+            else candidates.sort_values("ms_holdout_mean", ascending=False, kind="stable")
+        )
         best = pick.iloc[0] if len(pick) else None
         records.append(
             {

@@ -199,7 +199,9 @@ class SplitTrials:
         ):
             ids, losses = np.asarray(l_idxs), np.asarray(l_vals)
             n_below = min(int(np.ceil(gamma * np.sqrt(len(losses)))), gamma_cap)
-            order = np.argsort(losses)
+            # hyperopt's own split sorts with NumPy's default argsort, whose order among equal
+            # losses depends on the CPU's SIMD sort; the earlier trial goes first on every CPU.
+            order = np.argsort(losses, kind="stable")
             split = (set(ids[order[:n_below]].tolist()), set(ids[order[n_below:]].tolist()))
             self._last = (l_idxs, l_vals, gamma, gamma_cap, split)
         return self._last[4]
