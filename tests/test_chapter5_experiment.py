@@ -95,6 +95,7 @@ def test_without_standardize_fits_see_the_raw_features(monkeypatch: pytest.Monke
     np.testing.assert_array_equal(seen[0], data.X[evaluator.splits.folds(0)[0].train])
 
 
+@pytest.mark.reference
 def test_chapter3_run_identity_is_unchanged_by_the_standardize_setting() -> None:
     """``standardize`` joined the protocol after Chapter 3's results: while it is off it is left
     out of the hash, so existing results keep their file names."""

@@ -19,6 +19,7 @@ from experiments.stages import POST_RUN_STAGES
 from hpo.evaluation.objective import OBJECTIVES
 from hpo.optimizers import CLASSES
 
+pytestmark = pytest.mark.reference
 PINNED = {
     "chapter3-gp-r": (["optimizer=gp_r", "dataset=sklearn-iris"], "d1efb84480a0a253"),
     "chapter5-gp-cond": (["optimizer=gp_cond", "dataset=adult", "budget=5"], "92d3d0ca6caf03af"),
