@@ -1,7 +1,13 @@
 """Seed 002's networks on a GPU (float32, the learner's dtype): one network's first epochs agree
 with the CPU's, the batched trainer on the GPU ends each member near training it alone there, and
 two runs with deterministic algorithms on are identical. Skipped, with the reason, where PyTorch
-sees no GPU; ``benchmarks/gpu_networks.sh`` runs them with the GPU benchmarks in one go."""
+sees no GPU; ``benchmarks/gpu_networks.sh`` runs them with the GPU benchmarks in one go.
+
+The GPU draws the CPU's random numbers: the initial weights, each epoch's batch order and the
+dropout masks come from a CPU generator on every device and are moved to the GPU
+(``hpo/learners/torch_network.py``, "Random streams on any device"; the CPU-only
+``tests/test_device_streams.py``), so the same seed trains the same network on both and only
+the kernels' rounding differs (``CPU_TOLERANCE``)."""
 
 from __future__ import annotations
 

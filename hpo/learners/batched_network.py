@@ -20,11 +20,16 @@ networks as one batched model").
   (so no gradient reaches its weights, nor the next layer's weights from it) and every update
   is masked to the member's true entries.
 * **Each member as if alone.** Its weights are initialised by the single-network code with its
-  own ``torch.Generator`` (its seed, its true fan-in and fan-out); the same generator then draws
-  its batch order (``randperm``) each epoch and its dropout masks (at its true widths), in the
-  order the single network draws them. Its learning rate ``lr_0 / (1 + d·t)`` (§2.1.1.2) is a
-  per-member tensor; its loss is its own mean cross-entropy, summed over members (so each
-  member's gradient is its own). Plain SGD without momentum, as the single network.
+  own CPU ``torch.Generator`` (its seed, its true fan-in and fan-out); the same generator then
+  draws its batch order (``randperm``) each epoch and its dropout masks (at its true widths), in
+  the order the single network draws them. As there, every number is drawn on the CPU, whatever
+  the device, and moved (:mod:`hpo.learners.torch_network`, "Random streams on any device"):
+  the masks of a block of updates, every member's, drawn at once
+  (:func:`~hpo.learners.torch_network.draw_keep_masks`) and moved in one copy per dropout site,
+  so a member draws the same numbers on a GPU as on the CPU. Its learning rate
+  ``lr_0 / (1 + d·t)`` (§2.1.1.2) is a per-member tensor; its loss is its own mean
+  cross-entropy, summed over members (so each member's gradient is its own). Plain SGD without
+  momentum, as the single network.
 * **Early stopping per member.** After each epoch each member's validation error (zero-one, on
   its own early-stopping rows) updates its own early-stopping state; a member that stops or
   reaches its target leaves the batch (the group is compacted, its weights written back), its
@@ -60,10 +65,13 @@ from hpo.learners.torch_network import (
     _fingerprint,
     _holdout,
     _learning_rate,
+    draw_keep_masks,
+    draw_order,
     finish_training,
     set_fitted,
     start_training,
     target_epochs,
+    update_blocks,
 )
 
 ROWS_PER_STEP = 2 * PREDICT_CHUNK_ROWS  # validation rows gathered at once, over all members
@@ -169,6 +177,18 @@ def fit_together(
             group.train()
         trained.append(group)
     return trained
+
+
+def _dropout(
+    x: torch.Tensor, keep: torch.Tensor | None, divisor: torch.Tensor | None
+) -> torch.Tensor:
+    """Inverted dropout at one site of every member (``x`` ``[members, rows, width]``) with the
+    masks ``keep`` (each member's drawn from its own generator at its true width, as the single
+    network draws it, its padded units dropped) and ``1 − rate`` per member, ``divisor``; the
+    identity where no member drops out (None)."""
+    if keep is None or divisor is None:
+        return x
+    return x * keep / divisor
 
 
 class NetworkGroup:
@@ -316,7 +336,7 @@ class NetworkGroup:
         orders = torch.stack(
             [
                 torch.as_tensor(m.train_rows, device=self.device)[
-                    torch.randperm(n, generator=m.generator, device=self.device)
+                    draw_order(n, m.generator, self.device)
                 ]
                 for m in members
             ]
@@ -331,47 +351,57 @@ class NetworkGroup:
         parameters = [*weights, *biases]
         # a bias entry is true where its unit is (every member has its true first input)
         masks = [*batch.weight_masks, *(m[:, 0, :] for m in batch.weight_masks)]
-        for step, first in enumerate(range(0, n, self.batch)):
-            t = updates + step if self.by_update else epoch
-            lr = (batch.lr0 / (1.0 + batch.decay * t)).to(self.dtype).to(self.device)
-            rows = orders[:, first : first + self.batch]
-            x = self._dropout(self.X[rows], batch, 0, divisors[0])
-            for k in range(len(self.activations)):
-                x = self._dropout(self._layer(batch, x, k), batch, k + 1, divisors[k + 1])
-            logits = torch.baddbmm(biases[-1].unsqueeze(1), x, weights[-1])
-            losses = functional.cross_entropy(
-                logits.transpose(1, 2), self.y[rows], reduction="none"
-            ).mean(dim=1)
-            gradients = torch.autograd.grad(losses.sum(), parameters)
-            with torch.no_grad():
-                for p, g, mask in zip(parameters, gradients, masks, strict=True):
-                    scale = lr.view(-1, *([1] * (g.dim() - 1)))
-                    if self.padded:
-                        g = torch.where(mask, g, torch.zeros((), dtype=g.dtype))
-                    p.addcmul_(g, scale, value=-1.0)
+        generators = [m.generator for m in members]
+        sites = [
+            (widths, rates, self.sizes[k])
+            for k, (widths, rates) in enumerate(zip(batch.widths, batch.rates, strict=True))
+        ]
+        per_row = len(members) * sum(
+            self.sizes[k] for k, divisor in enumerate(divisors) if divisor is not None
+        )
+        for first, count, size in update_blocks(n, self.batch, per_row):
+            keeps = draw_keep_masks(generators, count, size, sites, self.device)
+            for u in range(count):
+                step = first + u
+                t = updates + step if self.by_update else epoch
+                lr = (batch.lr0 / (1.0 + batch.decay * t)).to(self.dtype).to(self.device)
+                rows = orders[:, step * self.batch : step * self.batch + size]
+                keep = [None if k is None else k[u] for k in keeps]
+                self._update(batch, parameters, masks, rows, keep, divisors, lr)
         steps = -(-n // self.batch)
         for m in members:
             m.state["updates"] += steps
             m.state["epoch"] += 1
             m.run += 1
 
-    def _dropout(
-        self, x: torch.Tensor, batch: _Batch, layer: int, divisor: torch.Tensor | None
-    ) -> torch.Tensor:
-        """Inverted dropout after ``layer`` (0: the input), each member's mask drawn from its
-        own generator at its true width (as :func:`hpo.learners.torch_network._dropout` draws
-        it); padded units are dropped."""
-        if divisor is None:
-            return x
-        keep = torch.ones(x.shape, dtype=torch.bool, device=x.device)
-        rows = x.shape[1]
-        rates, widths = batch.rates[layer], batch.widths[layer]
-        for i, (member, rate, width) in enumerate(zip(batch.members, rates, widths, strict=True)):
-            if rate > 0.0:
-                draw = torch.rand((rows, width), generator=member.generator, device=x.device)
-                keep[i, :, :width] = draw >= rate
-                keep[i, :, width:] = False
-        return x * keep / divisor
+    def _update(
+        self,
+        batch: _Batch,
+        parameters: list[torch.Tensor],
+        masks: list[torch.Tensor],
+        rows: torch.Tensor,
+        keeps: list[torch.Tensor | None],
+        divisors: list[torch.Tensor | None],
+        lr: torch.Tensor,
+    ) -> None:
+        """One SGD update of every member of ``batch`` (``parameters``, their true entries
+        ``masks``) on its ``rows`` of the pool, with dropout masks ``keeps`` (one per site,
+        ``[members, rows, width]``, or None) and learning rates ``lr``."""
+        weights, biases = batch.weights, batch.biases
+        x = _dropout(self.X[rows], keeps[0], divisors[0])
+        for k in range(len(self.activations)):
+            x = _dropout(self._layer(batch, x, k), keeps[k + 1], divisors[k + 1])
+        logits = torch.baddbmm(biases[-1].unsqueeze(1), x, weights[-1])
+        losses = functional.cross_entropy(
+            logits.transpose(1, 2), self.y[rows], reduction="none"
+        ).mean(dim=1)
+        gradients = torch.autograd.grad(losses.sum(), parameters)
+        with torch.no_grad():
+            for p, g, mask in zip(parameters, gradients, masks, strict=True):
+                scale = lr.view(-1, *([1] * (g.dim() - 1)))
+                if self.padded:
+                    g = torch.where(mask, g, torch.zeros((), dtype=g.dtype))
+                p.addcmul_(g, scale, value=-1.0)
 
     def _validate(self, batch: _Batch) -> None:
         """Each member's validation error after an epoch, and its early-stopping state."""

@@ -3,11 +3,23 @@ the module, the SGD loop, early stopping and checkpoints (imported only when a n
 built; needs the ``nn`` extra).
 
 Determinism: every random number of a fit (weight initialisation, the shuffling of each epoch,
-dropout masks) comes from one ``torch.Generator`` seeded with the learner's derived seed, whose
-state is saved in the checkpoint; on the CPU a fit runs on ``settings.threads`` (1) threads with
-``torch.use_deterministic_algorithms(True)``. So the same configuration gives the same weights
-on every run, and training to r epochs, saving, and resuming to r' gives exactly the model that
-trains to r' at once (``tests/test_ffnn.py``).
+dropout masks) comes from one CPU ``torch.Generator`` seeded with the learner's derived seed,
+whose state is saved in the checkpoint; on the CPU a fit runs on ``settings.threads`` (1) threads
+with ``torch.use_deterministic_algorithms(True)``. So the same configuration gives the same
+weights on every run, and training to r epochs, saving, and resuming to r' gives exactly the
+model that trains to r' at once (``tests/test_ffnn.py``).
+
+Random streams on any device: the generator is the CPU's whatever ``settings.device`` says (a
+CUDA generator, Philox, would give another stream for the same seed), so the same seed draws the
+same numbers on every device. The weights are initialised on the CPU and then moved; each
+epoch's batch order is drawn on the CPU and moved; dropout masks are drawn on the CPU a block of
+updates at a time (:func:`draw_keep_masks`: one ``torch.rand`` per block, at most
+:data:`MASK_BLOCK_VALUES` numbers, compared with the rate there) and each block's masks moved in
+one copy. The CPU's ``torch.rand`` draws its numbers one after the other, so a block holds the
+very numbers that one draw per update and layer gave (``tests/test_device_streams.py``): on the
+CPU the fits are those of before, bit for bit. A checkpoint whose generator state is not a CPU
+generator's (a GPU generator's, as GPU fits saved before their draws came from the CPU) is
+ignored: the fit starts over.
 
 A checkpoint holds the model, the optimizer, the epoch and update counts, the early-stopping
 state (best error, best epoch and weights, epochs without improvement, stopped) and the
@@ -22,7 +34,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +46,7 @@ from torch.nn import functional
 from hpo.learners.network_settings import HiddenLayer, NetworkSettings, resolve_device
 
 PREDICT_CHUNK_ROWS = 8192
+MASK_BLOCK_VALUES = 1 << 20  # dropout numbers drawn at once (4 MiB of float32, 1 MiB of masks)
 DTYPES = ("float32", "float64")
 
 
@@ -89,13 +102,78 @@ class FeedForwardNetwork:
         return predict(self, np.asarray(X))
 
 
-def _dropout(x: torch.Tensor, rate: float, generator: torch.Generator | None) -> torch.Tensor:
-    """Inverted dropout (Srivastava et al. 2014, as Keras's ``Dropout``) with masks drawn from
-    ``generator``; the identity when not training (``generator`` None) or at rate 0."""
-    if generator is None or rate <= 0.0:
+def _dropout(x: torch.Tensor, rate: float, keep: torch.Tensor | None) -> torch.Tensor:
+    """Inverted dropout (Srivastava et al. 2014, as Keras's ``Dropout``) with the mask ``keep``
+    (True: kept; from :func:`draw_keep_masks`); the identity when not training or at rate 0
+    (``keep`` None)."""
+    if keep is None:
         return x
-    keep = torch.rand(x.shape, generator=generator, device=x.device) >= rate
     return x * keep / (1.0 - rate)
+
+
+def draw_order(n: int, generator: torch.Generator, device: torch.device) -> torch.Tensor:
+    """An epoch's batch order, a permutation of ``n`` rows drawn from the CPU ``generator`` and
+    moved to ``device``."""
+    return torch.randperm(n, generator=generator).to(device, non_blocking=True)
+
+
+def update_blocks(n: int, batch: int, values_per_row: int) -> Iterator[tuple[int, int, int]]:
+    """An epoch's updates of ``n`` rows in batches of ``batch``, in blocks whose dropout masks
+    are drawn at once: ``(first update, updates, rows per update)``; a block holds at most
+    :data:`MASK_BLOCK_VALUES` numbers (``values_per_row`` per row; all of the epoch's full
+    updates when 0), a last, smaller update is a block of its own."""
+    full, tail = divmod(n, batch)
+    size = full if values_per_row == 0 else MASK_BLOCK_VALUES // (batch * values_per_row)
+    size = max(1, size)
+    for first in range(0, full, size):
+        yield first, min(size, full - first), batch
+    if tail:
+        yield full, 1, tail
+
+
+def draw_keep_masks(
+    generators: Sequence[torch.Generator],
+    updates: int,
+    rows: int,
+    sites: Sequence[tuple[Sequence[int], Sequence[float], int]],
+    device: torch.device,
+) -> list[torch.Tensor | None]:
+    """The dropout masks of ``updates`` consecutive updates of ``rows`` rows for networks that
+    train side by side, one CPU generator each (``generators``), moved to ``device``.
+
+    ``sites`` are the dropout sites in the order the forward pass meets them (the input, then
+    each hidden layer): each network's true width and rate there, and the width of the stacked
+    masks. Per site: None where no network drops out there, else a bool ``[updates, networks,
+    rows, width]`` (True: kept); a network at rate 0 keeps every unit, one at a positive rate
+    drops the units past its width. Each network's numbers come in the order in which one
+    ``torch.rand((rows, width)) >= rate`` per update and site (rate above 0) draws them: its
+    block's numbers in one ``torch.rand`` on the CPU, the same numbers (the CPU's ``rand`` draws
+    them one after the other)."""
+    count = len(generators)
+    keeps = [
+        torch.empty((updates, count, rows, padded), dtype=torch.bool)
+        if any(rate > 0.0 for rate in rates)
+        else None
+        for _, rates, padded in sites
+    ]
+    for i, generator in enumerate(generators):
+        per_row = sum(widths[i] for widths, rates, _ in sites if rates[i] > 0.0)
+        values = torch.rand(updates * rows * per_row, generator=generator)
+        values = values.view(updates, rows * per_row)
+        start = 0
+        for keep, (widths, rates, padded) in zip(keeps, sites, strict=True):
+            if keep is None:
+                continue
+            if rates[i] <= 0.0:
+                keep[:, i].fill_(True)
+                continue
+            width = widths[i]
+            drawn_values = values[:, start : start + rows * width].view(updates, rows, width)
+            torch.ge(drawn_values, rates[i], out=keep[:, i, :, :width])
+            start += rows * width
+            if width < padded:
+                keep[:, i, :, width:].fill_(False)
+    return [None if k is None else k.to(device, non_blocking=True) for k in keeps]
 
 
 class Network(nn.Module):
@@ -129,10 +207,23 @@ class Network(nn.Module):
             nn.init.xavier_uniform_(self.output.weight, generator=generator)
             self.output.bias.zero_()
 
-    def forward(self, x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
-        x = _dropout(x, self.input_dropout, generator)
-        for linear, activation, rate in zip(self.hidden, self.activations, self.rates, strict=True):
-            x = _dropout(activation(linear(x)), rate, generator)
+    def sites(self, n_inputs: int) -> list[tuple[list[int], list[float], int]]:
+        """The dropout sites (the input, then each hidden layer) as :func:`draw_keep_masks`
+        takes them."""
+        widths = [n_inputs, *(spec.units for spec in self.specs)]
+        rates = [self.input_dropout, *self.rates]
+        return [([w], [r], w) for w, r in zip(widths, rates, strict=True)]
+
+    def forward(
+        self, x: torch.Tensor, keeps: Sequence[torch.Tensor | None] | None = None
+    ) -> torch.Tensor:
+        """Logits of ``x``; with dropout when training: ``keeps``, one mask (or None) per site
+        (:meth:`sites`)."""
+        masks = [None] * (1 + len(self.hidden)) if keeps is None else keeps
+        x = _dropout(x, self.input_dropout, masks[0])
+        layers = zip(self.hidden, self.activations, self.rates, masks[1:], strict=True)
+        for linear, activation, rate, keep in layers:
+            x = _dropout(activation(linear(x)), rate, keep)
         return self.output(x)
 
 
@@ -272,14 +363,16 @@ def start_training(
     """``net``'s module initialised from its seed's generator, and its training state: both
     from the checkpoint at ``path`` when that holds this model (``fingerprint``) at no more
     than ``target`` epochs, else fresh (epoch 0). A loaded state keeps the optimizer's
-    state under ``optimizer``."""
-    generator = torch.Generator(device=device)
+    state under ``optimizer``. The generator is the CPU's on every device, and the weights are
+    initialised on the CPU before they move to ``device`` (module docstring)."""
+    generator = torch.Generator()  # the CPU's: a device's own generator draws another stream
     generator.manual_seed(int(net.random_state))
     model = Network(n_inputs, net.layers, n_classes, net.input_dropout)
-    model = model.to(device, getattr(torch, net.dtype))
+    model = model.to(dtype=getattr(torch, net.dtype))
     model.initialise(generator)
+    model = model.to(device)
     state = _load(path, fingerprint, target)
-    if state is not None:
+    if state is not None and state["generator"].shape == generator.get_state().shape:
         model.load_state_dict(state["model"])
         generator.set_state(state["generator"])
         return model, generator, state
@@ -354,19 +447,25 @@ def _train_epochs(
     """Epochs until ``target`` or early stopping; updates ``state``; returns the epochs run."""
     settings = net.settings
     n, batch = len(y), settings.batch_size
+    sites = model.sites(X.shape[1])
+    per_row = sum(widths[0] for widths, rates, _ in sites if rates[0] > 0.0)
     run = 0
     while state["epoch"] < target and not state["stopped"]:
         model.train()
-        order = torch.randperm(n, generator=generator, device=X.device)
-        for start in range(0, n, batch):
-            for group in optimizer.param_groups:
-                group["lr"] = _learning_rate(net, state["epoch"], state["updates"])
-            rows = order[start : start + batch]
-            loss = functional.cross_entropy(model(X[rows], generator), y[rows])
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
-            state["updates"] += 1
+        order = draw_order(n, generator, X.device)
+        for first, updates, size in update_blocks(n, batch, per_row):
+            keeps = draw_keep_masks([generator], updates, size, sites, X.device)
+            for u in range(updates):
+                for group in optimizer.param_groups:
+                    group["lr"] = _learning_rate(net, state["epoch"], state["updates"])
+                start = (first + u) * batch
+                rows = order[start : start + size]
+                masks = [None if keep is None else keep[u, 0] for keep in keeps]
+                loss = functional.cross_entropy(model(X[rows], masks), y[rows])
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                optimizer.step()
+                state["updates"] += 1
         state["epoch"] += 1
         run += 1
         model.eval()
