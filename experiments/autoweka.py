@@ -100,7 +100,7 @@ def run_on_instances(
     evaluations = max(1, int(spec.budget * factor))
     kind = str(settings.get("instances", "cv"))
     rng = seeding.rng(
-        spec.seed, data.name, spec.repetition, "autoweka", seed_method(spec.run_method)
+        spec.seed, data.stream_name, spec.repetition, "autoweka", seed_method(spec.run_method)
     )
     evaluator = Evaluator(
         data,
@@ -114,11 +114,11 @@ def run_on_instances(
     try:
         evaluator.splits.check_sizes(data.name)
         objective = InstanceObjective(
-            evaluator, make_instances(evaluator, kind, spec.seed, data.name, spec.repetition)
+            evaluator, make_instances(evaluator, kind, spec.seed, data.stream_name, spec.repetition)
         )
         cv = objective
         if kind != "cv":
-            folds = make_instances(evaluator, "cv", spec.seed, data.name, spec.repetition)
+            folds = make_instances(evaluator, "cv", spec.seed, data.stream_name, spec.repetition)
             cv = InstanceObjective(evaluator, folds)
         started = time.perf_counter()
         optimizer = make_optimizer(spec.optimizer, cash.space, evaluations, rng, **settings)

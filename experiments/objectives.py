@@ -138,7 +138,9 @@ class ObjectiveFunction:
             raise ValueError("the CASH task takes no budget; its instances are the folds")
         if seed not in self._instances:
             evaluator = self.evaluator(seed)
-            folds = make_instances(evaluator, "cv", seed, self.data.name, self.spec.repetition)
+            folds = make_instances(
+                evaluator, "cv", seed, self.data.stream_name, self.spec.repetition
+            )
             self._instances[seed] = InstanceObjective(evaluator, folds)
         objective = self._instances[seed]
         if instance is None:

@@ -22,10 +22,11 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
+from experiments.outside_code import outside_code
 from experiments.spaces import plain_space, space_config
 from experiments.stages import FinishedLoop, check_stages, run_stages
 from hpo import seeding
-from hpo.data.catalog import Dataset, load_dataset
+from hpo.data.catalog import Dataset, dataset_fingerprint, is_data_file, load_dataset
 from hpo.ensembles import TIE_RULES
 from hpo.evaluation.evaluator import TIME_BUDGET_KINDS, ChoiceScorer, Clock, Evaluator, Validation
 from hpo.evaluation.isolation import EvaluationLimits
@@ -180,7 +181,20 @@ class RunSpec:
         for key, neutral in RUN_FIELDS_ADDED_LATER.items():
             if identity[key] == neutral:
                 del identity[key]
+        if is_data_file(self.dataset):  # by content: one file under two paths is one dataset
+            identity["dataset"] = dataset_fingerprint(self.dataset)
+        outside = self.outside_code()
+        if outside:  # only runs that name other packages' classes: earlier file names kept
+            identity["outside_code"] = outside
         return identity
+
+    def outside_code(self) -> dict[str, Any]:
+        """The classes of other packages the run names (its optimizer, its settings'
+        ``_target_`` classes, a learner by dotted path), each with its distribution, version and
+        source fingerprint (:mod:`experiments.outside_code`): part of the identity, so that a
+        changed outside optimizer or learner is a new run."""
+        learners = plain_space(self.space).learners
+        return outside_code(self.optimizer, self.optimizer_settings, learners)
 
 
 # Protocol settings added after results were first published, with the value that reproduces the
@@ -335,7 +349,7 @@ def run_on_folds(
     scorer = ChoiceScorer(
         evaluator,
         spec.vote_ties,
-        seeding.rng(spec.seed, setup.data.name, spec.repetition, "vote-ties"),
+        seeding.rng(spec.seed, setup.data.stream_name, spec.repetition, "vote-ties"),
     )
     outcomes = _outcomes(spec, setup.rules, trace, scorer, setup.optimizer, space)
     predictions = _predictions_frame(evaluations, evaluator, scorer) if spec.predictions else None
@@ -347,7 +361,7 @@ def run_on_folds(
         [e.learner_config for e in evaluations],
         np.array([e.u for e in evaluations]),
         [e.scored.valid_loss for e in evaluations],
-        (spec.seed, setup.data.name, spec.repetition),
+        (spec.seed, setup.data.stream_name, spec.repetition),
     )
     stage_rows = {}
     for stage in run_stages(finished, spec.stages):
@@ -371,7 +385,7 @@ def _set_up(spec: RunSpec, data: Dataset) -> _Setup:
         spec.optimizer,
         space,
         spec.budget,
-        seeding.rng(spec.seed, data.name, spec.repetition, "optimizer", spec.optimizer),
+        seeding.rng(spec.seed, data.stream_name, spec.repetition, "optimizer", spec.optimizer),
         **dict(spec.optimizer_settings),
     )
     if isinstance(optimizer, PriorConsumer):

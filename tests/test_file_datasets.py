@@ -7,6 +7,8 @@ OpenML's diamonds, id 42225 — carat, cut, depth and a numeric ``price``; not t
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,9 +19,16 @@ import pandas as pd
 import pytest
 
 from experiments.compose import compose_run
+from experiments.results import config_hash
 from experiments.runner import run
-from hpo.data import catalog
-from hpo.data.catalog import Source, dataset_task, load_dataset, register_source
+from hpo.data import catalog, files
+from hpo.data.catalog import (
+    Source,
+    dataset_fingerprint,
+    dataset_task,
+    load_dataset,
+    register_source,
+)
 from hpo.data.types import Dataset, DatasetError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -96,6 +105,81 @@ def test_a_run_on_a_file_dataset(iris_csv: Path) -> None:
     assert result.data_provenance["dataset_sha256"] == load_dataset(spec.dataset).checksum()
 
 
+def _without_timings(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.drop(columns=[c for c in frame.columns if c.endswith("_seconds")])
+
+
+def test_one_file_under_two_paths_gives_one_run(iris_csv: Path, tmp_path: Path) -> None:
+    """A file's random streams come from its content: a copy of it elsewhere, named through a
+    ``..`` spelling, gives the same splits, seeds and so every trace and outcome value."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copyfile(iris_csv, elsewhere / "copy.csv")
+    names = [f"file:{iris_csv}:species", f"file:{elsewhere}/../elsewhere/copy.csv:species"]
+    specs = [compose_run([f"dataset={n}", "optimizer=rs", "budget=3"]) for n in names]
+    assert config_hash(specs[0]) == config_hash(specs[1])  # one identity: the content's
+    assert specs[0].identity()["dataset"] == files.fingerprint(names[0])
+    first, second = (run(spec) for spec in specs)
+    pd.testing.assert_frame_equal(_without_timings(first.trace), _without_timings(second.trace))
+    pd.testing.assert_frame_equal(
+        _without_timings(first.outcomes), _without_timings(second.outcomes)
+    )
+    assert first.data_provenance == second.data_provenance
+
+
+def test_a_changed_file_is_another_dataset(iris_csv: Path) -> None:
+    name = f"file:{iris_csv}:species"
+    before = load_dataset(name)
+    digest = files.content_digest(iris_csv)
+    assert before.stream_name == files.fingerprint(name) == f"file:sha256={digest}:species"
+    assert len(digest) == 16 and before.name == name  # messages still name the path
+    identity = config_hash(compose_run([f"dataset={name}", "optimizer=rs", "budget=3"]))
+    pd.read_csv(iris_csv).iloc[:-10].to_csv(iris_csv, index=False)  # ten rows dropped
+    assert config_hash(compose_run([f"dataset={name}", "optimizer=rs", "budget=3"])) != identity
+    after = load_dataset(name)
+    assert after.stream_name == files.fingerprint(name) != before.stream_name
+    assert after.stream_name.endswith(":species") and len(after.y) == 140
+
+
+def test_the_fingerprint_is_the_content_and_never_stale(iris_csv: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy.csv"
+    shutil.copyfile(iris_csv, copy)
+    link = tmp_path / "link.csv"
+    link.symlink_to(copy)
+    fingerprint = files.fingerprint(f"file:{iris_csv}")
+    assert fingerprint == f"file:sha256={files.content_digest(iris_csv)}:target"
+    assert files.fingerprint(f"file:{copy}") == files.fingerprint(f"file:{link}") == fingerprint
+    assert files.fingerprint(f"file:{copy}:target") == fingerprint  # the default target named
+    assert files.fingerprint(f"file:{copy}:species") != fingerprint  # another target column
+    # Rewritten with as many bytes (one letter changed) and a later modification time.
+    text = copy.read_text()
+    copy.write_text(text.replace("blue", "bluf", 1))
+    stat = copy.stat()
+    os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    assert copy.stat().st_size == iris_csv.stat().st_size
+    changed = files.fingerprint(f"file:{copy}")
+    assert changed != fingerprint and files.fingerprint(f"file:{link}") == changed
+    copy.write_text(text[: len(text) // 2])  # and shorter: another size
+    assert files.fingerprint(f"file:{copy}") not in (fingerprint, changed)
+    copy.write_text(text)  # the first content again: the first fingerprint
+    assert files.fingerprint(f"file:{copy}") == fingerprint
+    with pytest.raises(DatasetError, match="not found"):
+        files.fingerprint(f"file:{tmp_path / 'none.csv'}")
+
+
+def test_a_built_in_dataset_streams_by_its_name(iris_csv: Path) -> None:
+    data = load_dataset("sklearn-iris")
+    assert data.streams is None and data.stream_name == data.name == "sklearn-iris"
+    assert load_dataset("binary:sklearn-iris").stream_name == "binary:sklearn-iris"
+    for name in ("sklearn-iris", "binary:sklearn-iris", "iris", "sklearn-diabetes"):
+        assert dataset_fingerprint(name) is None  # a fixed collection: its name is its data
+    name = f"file:{iris_csv}:species"
+    fingerprint = files.fingerprint(name)
+    assert dataset_fingerprint(name) == fingerprint == load_dataset(name).stream_name
+    binary = load_dataset(f"binary:{name}")
+    assert dataset_fingerprint(f"binary:{name}") == "binary:" + fingerprint == binary.stream_name
+
+
 def _fake_openml(monkeypatch: pytest.MonkeyPatch, frame: pd.DataFrame, target: str) -> None:
     """OpenML's client answering with ``frame`` (no network): its ``get_data`` returns the
     features and the target as the client does, nominal columns as categories."""
@@ -128,6 +212,22 @@ def test_openml_decides_regression_from_a_numeric_target(
     assert dataset_task(name) == "regression"  # the cached file answers now
     monkeypatch.setattr(catalog, "_fetch_openml", lambda *a: pytest.fail("fetched again"))
     np.testing.assert_array_equal(load_dataset(name).y, data.y)
+
+
+def test_an_openml_set_is_fingerprinted_by_its_cached_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HPO_OPENML_DIR", str(tmp_path))
+    _fake_openml(monkeypatch, pd.read_csv(NUMERIC_TARGET), "cut")
+    assert dataset_fingerprint("openml:999003") is None  # not cached: no content to hash
+    data = load_dataset("openml:999003")
+    assert data.stream_name == "openml:999003"  # an id names one set: streams by its name
+    digest = files.content_digest(tmp_path / "openml-999003.npz")
+    fingerprint = f"openml:999003:sha256={digest}"
+    assert dataset_fingerprint("openml:999003") == fingerprint
+    assert dataset_fingerprint("binary:openml:999003") == "binary:" + fingerprint
+    with pytest.raises(DatasetError, match="an OpenML dataset is named openml:<id>"):
+        dataset_fingerprint("openml:diamonds")
 
 
 def test_openml_keeps_a_nominal_target_as_classes(

@@ -546,9 +546,49 @@ def dataset_task(name: str) -> str:
     return "regression" if name in SKLEARN_REGRESSION else "classification"
 
 
+def is_data_file(name: str) -> bool:
+    """Whether ``name`` is a user's data file (``file:…``, or ``binary:`` of one): its content,
+    not its name, is its identity (an OpenML id names an immutable dataset version, a bundled
+    or UCI-121 name a fixed file)."""
+    from hpo.data import files
+
+    return name.removeprefix(BINARY_PREFIX).startswith(files.PREFIX)
+
+
+def dataset_fingerprint(name: str) -> str | None:
+    """The content fingerprint of a dataset whose data can change under the same name, None
+    for one whose name fixes its data (UCI-121, scikit-learn's sets, the image sets, a
+    registered source's names).
+
+    ``file:PATH[:COLUMN]``: :func:`hpo.data.files.fingerprint` (``file:sha256=<16 hex
+    digits>:<target>``, also the loaded set's stream name), the same for the file under any
+    path. ``openml:<id>``: ``openml:<id>:sha256=<16 hex digits>`` of its file in the local
+    OpenML folder, None while it is not there (its data is then OpenML's, fetched on load).
+    ``binary:<name>``: ``binary:`` and the fingerprint of ``<name>`` (None when that is None).
+    Hashes the file's bytes once per version of it; reads no table. Raises
+    :class:`DatasetError` for a file that is missing or of another kind, or a malformed
+    OpenML name."""
+    from hpo.data import files
+
+    if name.startswith(BINARY_PREFIX):
+        inner = dataset_fingerprint(name[len(BINARY_PREFIX) :])
+        return None if inner is None else BINARY_PREFIX + inner
+    if name.startswith(files.PREFIX):
+        return files.fingerprint(name)
+    if name.startswith("openml:"):
+        _openml_check(name)
+        normal = f"openml:{int(name[len('openml:') :])}"  # the name the loaded set carries
+        path = _openml_file(normal)
+        if not path.is_file():
+            return None
+        return f"{normal}:sha256={files.content_digest(path)}"
+    return None
+
+
 def binarize(data: Dataset) -> Dataset:
     """``data`` made binary (:data:`BINARY_PREFIX`): its most frequent class (over all rows,
-    the lowest label among equals) becomes 0, every other class 1."""
+    the lowest label among equals) becomes 0, every other class 1. A set whose streams are
+    named apart from its name (a file's content) keeps them, prefixed."""
     if data.task != "classification":
         raise DatasetError(f"dataset {data.name!r} is a regression set; only classes merge")
     labels = data.y if data.y_test is None else np.concatenate([data.y, data.y_test])
@@ -557,8 +597,14 @@ def binarize(data: Dataset) -> Dataset:
     def merged(y: np.ndarray | None) -> np.ndarray | None:
         return None if y is None else (y != majority).astype(np.int64)
 
+    streams = None if data.streams is None else BINARY_PREFIX + data.streams
     return Dataset(
-        BINARY_PREFIX + data.name, data.X, merged(data.y), data.X_test, merged(data.y_test)
+        BINARY_PREFIX + data.name,
+        data.X,
+        merged(data.y),
+        data.X_test,
+        merged(data.y_test),
+        streams=streams,
     )
 
 

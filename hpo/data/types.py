@@ -24,6 +24,8 @@ class Dataset:
     set float64 targets (:attr:`task`, :mod:`hpo.tasks`).
 
     ``X_test``/``y_test`` hold the predefined test set when the collection ships one, else None.
+    ``streams`` is the name the random streams are derived from when it is not ``name``
+    (:attr:`stream_name`).
     """
 
     name: str
@@ -31,6 +33,17 @@ class Dataset:
     y: np.ndarray
     X_test: np.ndarray | None = None
     y_test: np.ndarray | None = None
+    streams: str | None = None
+
+    @property
+    def stream_name(self) -> str:
+        """The name every random stream of a run on this dataset is derived from (its splits,
+        the learners' seeds, the optimizer's seed). For a catalog dataset (UCI-121,
+        scikit-learn, images, OpenML) it is :attr:`name`, so their results are those of a name;
+        for a user's file it is the file's content fingerprint
+        (``file:sha256=<16 hex digits>:<target>``, :func:`hpo.data.files.fingerprint`), so
+        that one file under two paths is one dataset and a changed file another."""
+        return self.streams if self.streams is not None else self.name
 
     @property
     def has_predefined_test(self) -> bool:

@@ -184,7 +184,13 @@ class Evaluator:
         self.X = np.concatenate(X_parts)
         self.y = np.concatenate(y_parts)
         self.splits = RepetitionSplits(
-            self.y, len(data.y), data.has_predefined_test, protocol, seed, data.name, repetition
+            self.y,
+            len(data.y),
+            data.has_predefined_test,
+            protocol,
+            seed,
+            data.stream_name,
+            repetition,
         )
         self.learner_of = learner_of
         self.standardize = protocol.standardize
@@ -203,7 +209,7 @@ class Evaluator:
             )
         self.n_classes = int(self.y.max()) + 1 if wants_probabilities else None
         self._classes = None if self.n_classes is None else np.arange(self.n_classes)
-        self._seed_key = (seed, data.name, repetition)
+        self._seed_key = (seed, data.stream_name, repetition)
         self.learner_settings = dict(learner_settings or {})  # a space's fixed settings
         self._checkpoint_dir = None if checkpoint_dir is None else Path(checkpoint_dir)
         self._temporary_checkpoints: tempfile.TemporaryDirectory | None = None
