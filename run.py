@@ -35,6 +35,7 @@ from experiments.config import (
     boolean,
     check_overrides,
     open_settings,
+    relabelled,
     spec_from_config,
 )
 from experiments.journal import Journal, check_journaled, journal_path
@@ -46,7 +47,11 @@ from hpo.data.catalog import DatasetError
 
 
 def _single_run(cfg: DictConfig) -> None:
-    spec = spec_from_config(OmegaConf.to_container(cfg, resolve=True))
+    spec = relabelled(
+        spec_from_config(OmegaConf.to_container(cfg, resolve=True)),
+        HydraConfig.get().overrides.task,
+        cfg.optimizer.get("label"),
+    )
     path = Path(cfg.results_dir) / run_filename(spec)
     journaled, journal = boolean("journal", cfg.journal), None
     if journaled:
@@ -99,7 +104,10 @@ def _run_once(
     for message in messages:
         print(message, file=sys.stderr)
     if finished:
-        print(f"already finished, not run again (results are never overwritten): {path}")
+        print(
+            "already finished, not run again (the run specification it stores is this run's; "
+            f"results are never overwritten): {path}"
+        )
     else:
         run_and_save(spec, path, cfg.data_dir, show_progress=True, journal=journal)
     summary = summarize(path)

@@ -13,7 +13,7 @@ import argparse
 import sys
 import time
 
-from analysis.load import default_report_dir
+from analysis.load import PooledLabelError, default_report_dir
 from analysis.plugins import REGISTRY
 
 
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         suffixes = () if args.no_figures else ("png",) if args.no_pdf else ("png", "pdf")
         with figures.formats(*suffixes):
             report = write_report(args.results, args.out, args.fig31_dataset, args.chapter)
-    except FileNotFoundError as error:
+    except (FileNotFoundError, PooledLabelError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     out = args.out or default_report_dir(args.results)

@@ -39,6 +39,7 @@ def run_filename(
 ) -> str:
     """``<dataset>/<method>__<protocol>__seed<s>__rep<r>__<hash>.parquet``."""
     folder = dataset.replace("/", "_")  # a file:PATH dataset: one folder, not the path's
+    method = method.replace("/", "_")  # a label derived from a setting whose value is a path
     return f"{folder}/{method}__{protocol}__seed{seed}__rep{repetition}__{config_hash}{RUN_SUFFIX}"
 
 

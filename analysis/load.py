@@ -34,7 +34,7 @@ OUTCOME_COLUMNS = (
     "run_id", "method", "dataset", "protocol", "part", "repetition", "iteration", "budget",
     "incumbent_valid_loss", "incumbent_selection_loss", "test_error", "test_fit_limit_hit",
     "experiment", "git_revision", "versions", "run_seconds", "finished_at",
-    "space", "learner", "n_members", "members", "distinct_valid_losses",
+    "space", "learner", "n_members", "members", "distinct_valid_losses", "method_hash",
 )  # fmt: skip
 NAME_COLUMNS = (
     "run_id", "method", "dataset", "protocol", "part", "experiment", "space", "learner",
@@ -160,7 +160,40 @@ def load_outcomes(folder: str | Path, categorical_names: bool = False) -> pd.Dat
     if categorical_names:  # run files, read one by one, concatenate as plain strings
         frame = with_categorical_names(frame)
     frame.attrs[UNREADABLE] = unreadable
+    check_one_method_per_label(frame)
     return frame
+
+
+class PooledLabelError(ValueError):
+    """One label names runs of different methods (other settings or outside code)."""
+
+
+def check_one_method_per_label(outcomes: pd.DataFrame) -> None:
+    """Refuse, in one line, outcomes where one method label on one (dataset, space, protocol,
+    part) covers runs of different methods (``method_hash``: their optimizer, settings, outside
+    code or method flags differ), which every statistic would pool as one method. Runs written
+    before the column existed are not checked."""
+    if "method_hash" not in outcomes.columns:
+        return
+    keys = [c for c in ("method", "dataset", "space", "protocol", "part") if c in outcomes.columns]
+    known = outcomes.dropna(subset=["method_hash"])
+    if known.empty:
+        return
+    counts = known.groupby(keys, observed=True, sort=True)["method_hash"].nunique()
+    pooled = counts[counts > 1]
+    if pooled.empty:
+        return
+    where = dict(zip(keys, pooled.index[0], strict=True))
+    hashes = sorted(
+        known.loc[(known[keys] == pd.Series(where)).all(axis=1), "method_hash"].astype(str).unique()
+    )
+    raise PooledLabelError(
+        f"label {where['method']!r} names {len(hashes)} different methods on dataset "
+        f"{where.get('dataset')!r} (method hashes {', '.join(hashes)}: their settings or outside "
+        "code differ) and would be pooled as one; rerun them so that each has its own label (an "
+        "override of optimizer.settings now names it, e.g. smac[facade=RandomFacade]) or name "
+        "each with optimizer.label=NAME, or analyse their folders apart"
+    )
 
 
 def load_traces(folder: str | Path) -> pd.DataFrame:

@@ -18,7 +18,13 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.initialize import get_gh_backup, restore_gh_from_backup
 from omegaconf import OmegaConf
 
-from experiments.config import CONF_DIR, check_overrides, open_settings, spec_from_config
+from experiments.config import (
+    CONF_DIR,
+    check_overrides,
+    open_settings,
+    relabelled,
+    spec_from_config,
+)
 from experiments.runner import RunSpec
 
 
@@ -55,5 +61,7 @@ def _inside_this_app() -> bool:
 
 
 def compose_run(overrides: Sequence[str]) -> RunSpec:
-    """The run that ``python run.py <overrides>`` would execute."""
-    return spec_from_config(compose_config(overrides))
+    """The run that ``python run.py <overrides>`` would execute, labelled by what its overrides
+    change (:func:`experiments.config.relabelled`)."""
+    cfg = compose_config(overrides)
+    return relabelled(spec_from_config(cfg), overrides, cfg["optimizer"].get("label"))

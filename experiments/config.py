@@ -3,6 +3,8 @@ turn a bad command line into one clear line (exit code 2) before anything runs."
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -148,7 +150,7 @@ def open_settings(overrides: Sequence[str]) -> list[str]:
     """``overrides`` with ``optimizer.settings.<name>=`` made add-or-override (``++``), so a
     setting the method's file does not list can be given as plainly as one it does (the
     family's class still refuses unknown names, one line)."""
-    return [f"++{o}" if o.startswith(OPEN_SETTINGS) else o for o in overrides]
+    return [f"++{o}" if o.startswith((OPEN_SETTINGS, "optimizer.label=")) else o for o in overrides]
 
 
 def check_overrides(overrides: Sequence[str]) -> None:
@@ -474,3 +476,52 @@ def _optimizer_settings(optimizer: Mapping[str, Any], space: Mapping[str, Any]) 
     except (KeyError, ValueError, TypeError) as err:
         raise UsageError(str(err).strip('"')) from err
     return settings
+
+
+# Overrides of a method file's keys that keep its algorithm, so keep its label: a post-run stage
+# (its rows have a type of their own; the method's trace is unchanged) and the label itself.
+LABEL_NEUTRAL_KEYS = ("optimizer.model_selection", "optimizer.label")
+
+
+def label_overrides(overrides: Sequence[str]) -> list[tuple[str, str]]:
+    """The (setting, value) pairs of ``overrides`` that change a method's algorithm: every
+    ``optimizer.*`` key but :data:`LABEL_NEUTRAL_KEYS`, named relative to ``optimizer.settings.``
+    (or ``optimizer.``), a class (a ``_target_``, a facade) by its name
+    (``sampler=RandomSampler``)."""
+    found = []
+    for item in overrides:
+        if "=" not in item:
+            continue
+        key, value = item.split("=", 1)
+        key = key.lstrip("+~")
+        if not key.startswith("optimizer.") or key.startswith(LABEL_NEUTRAL_KEYS):
+            continue
+        name = key.removeprefix(OPEN_SETTINGS).removeprefix("optimizer.")
+        if name.endswith("._target_") or name == "_target_":
+            name = name.removesuffix("._target_") or "_target_"
+        if re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\.[A-Z]\w*", value):  # a class's path
+            value = value.rsplit(".", 1)[-1]
+        found.append((name, value))
+    return found
+
+
+def relabelled(spec: RunSpec, overrides: Sequence[str], label: str | None = None) -> RunSpec:
+    """``spec`` with labels that say what ran: ``label`` (``optimizer.label=NAME``) for a run of
+    one method, else each method's name with the algorithm-changing overrides appended
+    (``optuna_tpe[sampler=RandomSampler]``); unchanged when there are none. Two runs whose
+    settings differ never share a label, so the analysis never pools them."""
+    if label is not None:
+        if len(spec.rules) != 1:
+            raise UsageError(
+                f"optimizer.label names a run of one method; this run reports "
+                f"{', '.join(spec.rules)}: leave the derived labels"
+            )
+        label = str(label)
+        if not label or any(c in label for c in "/:\\"):
+            raise UsageError(f"optimizer.label {label!r} must be non-empty, without / : or \\")
+        return dataclasses.replace(spec, rules={label: next(iter(spec.rules.values()))})
+    changed = label_overrides(overrides)
+    if not changed:
+        return spec
+    suffix = "[" + ",".join(f"{k}={v}" for k, v in changed) + "]"
+    return dataclasses.replace(spec, rules={f"{m}{suffix}": r for m, r in spec.rules.items()})

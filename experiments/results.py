@@ -70,6 +70,22 @@ def config_hash(spec: RunSpec) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def method_hash(spec: RunSpec) -> str:
+    """A short stable hash of the method's part of the run: its optimizer family, settings and
+    outside code, and the protocol flags its method file sets (reshuffling, a selection split).
+    Two runs whose labels agree and whose method hashes differ ran different methods; the
+    analysis refuses to pool them (:func:`analysis.load.check_one_method_per_label`)."""
+    method = {
+        "optimizer": spec.optimizer,
+        "settings": dict(spec.optimizer_settings),
+        "outside_code": spec.outside_code(),
+        "reshuffle": spec.protocol.reshuffle,
+        "selection_split": spec.protocol.selection_split,
+    }
+    text = json.dumps(method, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def run_filename(spec: RunSpec) -> str:
     """The run's file name below a runs folder (:func:`analysis.layout.run_filename`)."""
     return layout.run_filename(
@@ -156,6 +172,7 @@ def assemble(
         "status": "ok",
         "distinct_valid_losses": int(trace["valid_loss"].nunique()),  # 1: stuck on a plateau
         "config_hash": config_hash(spec),
+        "method_hash": method_hash(spec),
         "schema_version": SCHEMA_VERSION,
         **run_provenance(spec),
         **(data_provenance or {}),
@@ -177,6 +194,7 @@ def assemble(
         "space",
         "status",
         "config_hash",
+        "method_hash",
         "versions",
         "git_revision",
         "finished_at",

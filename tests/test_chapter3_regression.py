@@ -64,7 +64,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.compose import compose_run, override
+from experiments.compose import compose_config, override
+from experiments.config import spec_from_config
 from experiments.runner import execute_run
 from experiments.sweep import load_experiment
 
@@ -132,9 +133,18 @@ def _chapter3_overrides(method: str) -> list[str]:
 
 
 def _record(method: str, dataset: str, protocol: str) -> dict[str, list]:
-    spec = compose_run(
-        [f"optimizer={method}", f"dataset={dataset}", f"protocol={protocol}", f"budget={BUDGET}"]
-        + _chapter3_overrides(method)
+    # composed as a sweep composes its runs: the experiment's method_overrides are part of the
+    # method it names, not command-line overrides that would relabel it
+    spec = spec_from_config(
+        compose_config(
+            [
+                f"optimizer={method}",
+                f"dataset={dataset}",
+                f"protocol={protocol}",
+                f"budget={BUDGET}",
+            ]
+            + _chapter3_overrides(method)
+        )
     )
     trace, outcomes = execute_run(spec)
     columns = _columns(outcomes)

@@ -149,4 +149,7 @@ def test_ers_is_the_rule_over_a_random_search_run_with_n_half_the_budget() -> No
 def test_esmbo_config_composes_with_its_settings() -> None:
     spec = compose_run(["optimizer=esmbo", "budget=8", "+optimizer.settings.essr=0.5"])
     assert spec.optimizer == "esmbo" and dict(spec.optimizer_settings) == {"essr": 0.5}
-    assert dict(spec.rules) == {"esmbo": "agnostic_bayes", "esmbo-argmin": "best_validation"}
+    assert dict(spec.rules) == {  # an overridden setting names both methods' labels
+        "esmbo[essr=0.5]": "agnostic_bayes",
+        "esmbo-argmin[essr=0.5]": "best_validation",
+    }
