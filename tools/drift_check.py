@@ -13,6 +13,8 @@ the commit before it and at the commit after it, then comparing::
 second (file names are hashes of the runs' identities, so a changed identity is a missing file)
 and compares every table cell by cell, leaving out only what describes the machine or the
 moment: provenance (code revision, package versions, dates) and the columns of measured seconds.
+A column the second folder adds is named, not counted as a difference (it records more, and
+changes nothing recorded); a column it lacks is a difference.
 It prints one line per file and exits 1 on any difference.
 """
 
@@ -105,14 +107,16 @@ def compare(before: Path, after: Path) -> int:
             print(f"{relative}: missing in {after} (another identity)")
             differences += 1
             continue
-        left = _results(path)
+        left, right = _results(path), _results(other)
+        added = [c for c in right.columns if c not in left.columns]  # a new column keeps results
         try:
-            pd.testing.assert_frame_equal(left, _results(other), check_exact=True)
+            pd.testing.assert_frame_equal(left, right.drop(columns=added), check_exact=True)
         except AssertionError as error:
             print(f"{relative}: rows differ: {str(error).splitlines()[0]}")
             differences += 1
         else:
-            print(f"{relative}: identical ({len(left)} rows)")
+            note = f"; columns added: {', '.join(added)}" if added else ""
+            print(f"{relative}: identical ({len(left)} rows{note})")
     print(f"{len(files)} files compared, {differences} differ")
     return 1 if differences else 0
 
