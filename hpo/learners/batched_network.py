@@ -153,7 +153,7 @@ def fit_together(
             rows, held = _holdout(len(y), net.settings.holdout_fraction, net.random_state)
         else:
             rows, held = np.arange(len(y)), valid
-        classes = np.unique(pool_y[rows])
+        classes = np.unique(y)  # as the single network: every training label, held out or not
         s = net.settings
         key = (
             tuple(layer.activation for layer in net.layers),
@@ -173,7 +173,7 @@ def fit_together(
     for key, members in groups.items():
         device, threads, dtype = torch.device(key[5]), key[6], getattr(torch, key[7])
         with _deterministic(threads):
-            group = NetworkGroup(members, pool_X, pool_y, device, dtype)
+            group = NetworkGroup(members, pool_X, pool_y, device, dtype, np.unique(y))
             group.train()
         trained.append(group)
     return trained
@@ -201,11 +201,12 @@ class NetworkGroup:
         pool_y: np.ndarray,
         device: torch.device,
         dtype: torch.dtype,
+        classes: np.ndarray | None = None,
     ) -> None:
         self.device, self.dtype = device, dtype
         self.X = torch.as_tensor(np.ascontiguousarray(pool_X), dtype=dtype, device=device)
         first = members[0][0]
-        self.classes = np.unique(pool_y[members[0][1]])
+        self.classes = np.unique(pool_y[members[0][1]]) if classes is None else classes
         known = np.isin(pool_y, self.classes)
         labels = np.where(known, np.searchsorted(self.classes, pool_y), -1)
         self.y = torch.as_tensor(labels, dtype=torch.int64, device=device)
