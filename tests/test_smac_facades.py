@@ -70,3 +70,37 @@ def test_a_bad_facade_is_one_line(
     assert done.returncode == 2, done.stderr
     assert message in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
     assert not results.exists()
+
+
+@pytest.mark.parametrize("facade", ["smac.RandomFacade", "smac.AlgorithmConfigurationFacade"])
+def test_every_full_evaluation_facade_the_docs_name_runs(facade: str) -> None:
+    """The RandomFacade has no local search to order and no random forest to impute in: with
+    SMAC's own imputation it proposes and takes results as any other facade."""
+    space = space_from_config(
+        {"name": "s", "learner": "svm_rbf",
+         "parameters": {"C": {"type": "real", "low": 1e-3, "high": 1e3, "log": True}}}
+    )  # fmt: skip
+    optimizer = make_optimizer(
+        "smac", space, 4, np.random.default_rng(0), facade=facade, impute="smac"
+    )
+    for i in range(4):
+        optimizer.tell(optimizer.ask(), float(i))
+    assert len(optimizer.y) == 4
+
+
+def test_the_thesis_imputation_on_a_facade_without_a_forest_is_one_line(
+    tmp_path: Path, isolated_env: dict
+) -> None:
+    results = tmp_path / "results"
+    command = [
+        sys.executable, "run.py", "optimizer=smac", "dataset=sklearn-iris", "budget=3",
+        "+optimizer.settings.facade=smac.RandomFacade", f"results_dir={results}",
+    ]  # fmt: skip
+    done = subprocess.run(command, cwd=REPO, env=isolated_env, capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        "error: impute='default' (the thesis's) sets a random forest's imputation table, and this "
+        "facade's model (RandomModel) has none: add +optimizer.settings.impute=smac (SMAC's own "
+        "imputation)"
+    ]
+    assert not results.exists()

@@ -223,7 +223,9 @@ def order_local_search_starts(facade: Any) -> None:
     different proposals in different processes from the first model-based iteration on. This
     sorts the starting points by their vector encoding (a fixed order; SMAC's own is arbitrary).
     """
-    local_search = facade._acquisition_maximizer._local_search
+    local_search = getattr(facade._acquisition_maximizer, "_local_search", None)
+    if local_search is None:  # a facade without a local search (RandomFacade): nothing to order
+        return
     unordered = local_search._get_initial_points
 
     def initial_points(*args: Any, **kwargs: Any) -> list:
@@ -241,9 +243,10 @@ def impute_defaults(facade: Any, configspace: ConfigurationSpace) -> None:
     """
     model = facade._model
     if not (hasattr(model, "_conditional") and hasattr(model, "_impute_values")):
-        raise RuntimeError(
-            f"this SMAC version's model ({type(model).__name__}) has no imputation table; "
-            "use impute='smac' or SMAC 2.4"
+        raise ValueError(
+            f"impute='default' (the thesis's) sets a random forest's imputation table, and this "
+            f"facade's model ({type(model).__name__}) has none: add "
+            "+optimizer.settings.impute=smac (SMAC's own imputation)"
         )
     for index, hp in enumerate(configspace.values()):
         conditional = bool(configspace.parents_of[hp.name])
