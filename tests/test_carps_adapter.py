@@ -173,6 +173,20 @@ def test_carps_runner_runs_its_optimizer_on_a_shipped_task(
         expected = ours.evaluate(config, seed=1)
         assert trial["trial_value"]["cost"] == pytest.approx(expected.cost, abs=0)
         assert trial["trial_value"]["additional_info"]["test_error"] == expected.info["test_error"]
+    # the documented way to another dataset: its own folder, not the first run's
+    other = [*args, "task.dataset=sklearn-iris", 'task.overrides=["space=svm_rbf"]']
+    again = _run(other, env, module="carps.run", cwd=tmp_path)
+    assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
+    logs = sorted(str(p.parent.relative_to(tmp_path)) for p in tmp_path.rglob("trial_logs.jsonl"))
+    assert len(logs) == 2 and "chapter3_svm-sklearn-iris" in logs[0] + logs[1]
+    assert [json.loads(line) for line in log.read_text().splitlines()] == trials  # kept
+
+
+def test_a_dataset_in_the_overrides_beside_task_dataset_is_one_line() -> None:
+    from experiments.carps_tasks import make_task
+
+    with pytest.raises(ValueError, match="name the dataset with task.dataset=<name>"):
+        make_task(["dataset=iris"], n_trials=2, dataset="sklearn-wine")
 
 
 def test_composing_inside_another_hydra_app_leaves_that_app_as_it_was(tmp_path: Path) -> None:

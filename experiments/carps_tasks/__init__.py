@@ -64,9 +64,20 @@ def make_task(
     seed: int = 0,
     name: str | None = None,
     objective_function: Mapping[str, Any] | None = None,
+    dataset: str | None = None,
 ) -> Task:
     """The CARP-S ``Task`` of ``overrides`` with ``n_trials`` evaluations on seed ``seed``;
-    ``objective_function`` is what CARP-S's runner adds (``{"loggers": [...]}``)."""
+    ``objective_function`` is what CARP-S's runner adds (``{"loggers": [...]}``). ``dataset``
+    (a task file's ``task.dataset``, which also names its ``task_id`` and so CARP-S's output
+    folder) comes first; a ``dataset=`` in ``overrides`` beside it is refused in one line."""
+    overrides = list(overrides)
+    if dataset is not None:
+        if any(o.split("=", 1)[0].lstrip("+~") == "dataset" for o in overrides):
+            raise ValueError(
+                "name the dataset with task.dataset=<name>, not in task.overrides (the task's "
+                "id, and so CARP-S's output folder, is named by task.dataset)"
+            )
+        overrides = [f"dataset={dataset}", *overrides]
     function = CarpsObjectiveFunction(overrides, seed, **dict(objective_function or {}))
     return carps_task(
         function,
