@@ -15,7 +15,7 @@ from experiments.spaces import load_cash_library
 from hpo.cash.space import build_cash_space
 from hpo.optimizers import CLASSES, Optimizer, Proposal
 from hpo.optimizers.random_search import RandomSearch
-from hpo.testing import ConformanceError, check_optimizer
+from hpo.testing import ConformanceError, check_optimizer, plain
 
 # Small settings for the families whose defaults make a check slow; what they check is the same.
 SETTINGS = {
@@ -129,6 +129,21 @@ def test_a_broken_optimizer_fails_with_the_check_named(cls, check, detail) -> No
     with pytest.raises(ConformanceError, match=f"check '{check}' failed for {cls.__name__}") as e:
         check_optimizer(cls)
     assert detail in str(e.value) and "\n" not in str(e.value)
+    assert "np." not in str(e.value)  # numbers as a reader writes them, not NumPy's reprs
+
+
+def test_a_passing_optimizer_says_what_passed() -> None:
+    report = check_optimizer(RandomSearch)
+    assert report.spaces == ("toy", "toy_conditional")
+    assert {"same seed, same proposals", "proposals lie in the space", "tell keeps the history",
+            "failed evaluations accepted"} <= set(report.checks)  # fmt: skip
+    assert str(report).startswith(f"RandomSearch passed {len(report.checks)} checks on spaces ")
+
+
+def test_numbers_in_messages_are_plain() -> None:
+    assert plain(np.float64(0.25)) == "0.25" and plain(np.int64(3)) == "3"
+    assert plain([np.float64(1.5), np.array([0.5, 2.0])]) == "[1.5, [0.5, 2.0]]"
+    assert plain((np.float64(1.0),)) == "(1.0,)"
 
 
 def test_a_class_that_is_not_an_optimizer_is_named() -> None:

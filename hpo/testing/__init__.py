@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -68,15 +69,32 @@ class ConformanceError(AssertionError):
     """An optimizer broke the protocol: the message names the check that failed."""
 
 
+@dataclass(frozen=True)
+class ConformanceReport:
+    """What :func:`check_optimizer` checked and saw pass: the class, the spaces and the checks,
+    in the order they first ran. ``str()`` says it in one line."""
+
+    name: str
+    spaces: tuple[str, ...]
+    checks: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return (
+            f"{self.name} passed {len(self.checks)} checks on spaces {', '.join(self.spaces)}: "
+            + "; ".join(self.checks)
+        )
+
+
 def check_optimizer(
     cls: type[Optimizer],
     budget: int = 8,
     cash_space: CashSpace | None = None,
     **settings: Any,
-) -> None:
+) -> ConformanceReport:
     """Raise :class:`ConformanceError` unless ``cls`` (built with ``settings``) follows the
     optimizer protocol on the toy spaces (or on ``cash_space``, which an optimizer whose
-    ``trial_loop`` is ``instances`` needs), ``budget`` evaluations per loop."""
+    ``trial_loop`` is ``instances`` needs), ``budget`` evaluations per loop; else the
+    :class:`ConformanceReport` of the checks that passed (``print`` it)."""
     _expect(isinstance(cls, type) and issubclass(cls, Optimizer), "protocol", _not_optimizer(cls))
     _check_declarations(cls)
     if cls.trial_loop == "instances":
@@ -85,8 +103,29 @@ def check_optimizer(
         spaces = [cash_space.space]
     else:
         spaces = [TOY_SPACE, TOY_CONDITIONAL_SPACE]
+    passed: dict[str, None] = {"protocol": None, "declared capabilities": None}
     for space in spaces:
-        _Checker(cls, space, budget, cash_space, settings).check()
+        checker = _Checker(cls, space, budget, cash_space, settings)
+        checker.check()
+        passed.update(dict.fromkeys(checker.passed))
+    return ConformanceReport(cls.__name__, tuple(s.name for s in spaces), tuple(passed))
+
+
+def plain(value: Any) -> str:
+    """``value`` as a reader writes it: NumPy scalars and arrays as plain numbers and lists
+    (``0.25``, not ``np.float64(0.25)``), anything else as its ``repr``."""
+    if isinstance(value, np.ndarray):
+        return repr(value.tolist())
+    if isinstance(value, np.generic):
+        return repr(value.item())
+    if isinstance(value, list | tuple):
+        inner = ", ".join(plain(v) for v in value)
+        return (
+            f"[{inner}]"
+            if isinstance(value, list)
+            else f"({inner}{',' if len(value) == 1 else ''})"
+        )
+    return repr(value)
 
 
 def _not_optimizer(cls: object) -> str:
@@ -142,6 +181,7 @@ class _Checker:
     ) -> None:
         self.cls, self.space, self.budget = cls, space, budget
         self.cash, self.settings = cash, dict(settings)
+        self.passed: dict[str, None] = {}  # the checks seen to hold, in order
 
     def fail(self, check: str, message: str) -> ConformanceError:
         return ConformanceError(
@@ -152,6 +192,7 @@ class _Checker:
     def expect(self, condition: bool, check: str, message: str) -> None:
         if not condition:
             raise self.fail(check, message)
+        self.passed[check] = None
 
     def build(self, seed: int) -> Optimizer:
         optimizer = self.cls(self.space, self.budget, np.random.default_rng(seed), **self.settings)
@@ -218,6 +259,7 @@ class _Checker:
                     "failed evaluations accepted" if failed else "tell accepts losses",
                     f"tell raised {type(error).__name__}: {error} when told {what}",
                 ) from error
+            self.passed["failed evaluations accepted" if failed else "tell accepts losses"] = None
             if self.cash is None:  # a race over instances keeps its own per-instance record
                 self.check_history(optimizer, loss)
             proposals.append(proposal)
@@ -236,7 +278,7 @@ class _Checker:
             len(optimizer.X) == len(optimizer.y) and bool(optimizer.y) and optimizer.y[-1] == loss,
             check,
             f"after telling loss {loss:.4g}: {len(optimizer.X)} points, y ends "
-            f"{optimizer.y[-1:]!r}",
+            f"{plain(optimizer.y[-1:])}",
         )
         try:
             point = np.asarray(optimizer.X[-1], dtype=float)
@@ -245,7 +287,7 @@ class _Checker:
         self.expect(
             point.shape == (self.space.dim,) and bool(np.all(np.isfinite(point))),
             check,
-            f"the last point kept is {optimizer.X[-1]!r}, not a finite point of shape "
+            f"the last point kept is {plain(optimizer.X[-1])}, not a finite point of shape "
             f"({self.space.dim},)",
         )
 
@@ -279,7 +321,7 @@ class _Checker:
         self.expect(
             isinstance(proposal.batch, int | np.integer) and proposal.batch >= previous,
             "batches",
-            f"batch {proposal.batch!r} after batch {previous} (batches are integers >= 1 that "
+            f"batch {plain(proposal.batch)} after batch {previous} (batches are integers >= 1 that "
             "never decrease)",
         )
         if isinstance(optimizer, MultiFidelity) and proposal.resource is not None:
@@ -313,7 +355,7 @@ class _Checker:
                 self.expect(
                     p.name not in config,
                     check,
-                    f"inactive parameter {p.name!r} = {config.get(p.name)!r} given (its "
+                    f"inactive parameter {p.name!r} = {plain(config.get(p.name))} given (its "
                     f"condition: {p.condition})",
                 )
                 continue
@@ -321,7 +363,7 @@ class _Checker:
             self.expect(
                 _valid_value(p, config[p.name]),
                 check,
-                f"{p.name} = {config[p.name]!r} is not a value of {p}",
+                f"{p.name} = {plain(config[p.name])} is not a value of {p}",
             )
 
     def check_running_capabilities(self, optimizer: Optimizer, told: int) -> None:
@@ -380,7 +422,7 @@ def _same(a: list[Proposal], b: list[Proposal]) -> bool:
 def _first_difference(a: list[Proposal], b: list[Proposal]) -> str:
     for i, (p, q) in enumerate(zip(a, b, strict=False), start=1):
         if _key(p) != _key(q):
-            return f"{i}: {_key(p)} vs {_key(q)}"
+            return f"{i}: {plain(_key(p))} vs {plain(_key(q))}"
     return f"{min(len(a), len(b)) + 1} (one run proposed {len(a)}, the other {len(b)})"
 
 
@@ -389,5 +431,7 @@ __all__ = [
     "TOY_CONDITIONAL_SPACE",
     "TOY_SPACE",
     "ConformanceError",
+    "ConformanceReport",
     "check_optimizer",
+    "plain",
 ]
