@@ -28,6 +28,7 @@ from experiments.results import (
 )
 from experiments.runner import RunResult, RunSpec, run
 from hpo.data.catalog import Dataset, dataset_task
+from hpo.optimizers import optimizer_class
 from hpo.optimizers.grid import points_per_axis
 from hpo.space.priors import prior_space_from_config
 
@@ -45,9 +46,11 @@ def grid_axes(spec: RunSpec | dict[str, Any]) -> tuple[int, int] | None:
 
 def planned_evaluations(spec: RunSpec) -> int:
     """How many evaluations the run makes unless its time budget ends it first: the budget, or
-    a grid's size when that is smaller."""
+    a grid's size or the optimizer's own plan (Hyperband's brackets) when that is smaller."""
     axes = grid_axes(spec)
-    return spec.budget if axes is None else min(spec.budget, axes[0] ** axes[1])
+    planned = spec.budget if axes is None else min(spec.budget, axes[0] ** axes[1])
+    own = optimizer_class(spec.optimizer).planned_evaluations(spec.optimizer_settings)
+    return planned if own is None else min(planned, own)
 
 
 def loss_text(dataset: str) -> Callable[[float], str]:

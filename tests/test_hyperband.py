@@ -166,3 +166,20 @@ def test_iterations_repeat_the_whole_plan() -> None:
     thrice = Fidelity("hyperband", 27, 3, 1.0, "epochs", "round", 3).schedule()
     assert thrice == once * 3
     assert once[0] == (3, 1.0) and len(once) == 27 + 9 + 3 + 1 + 12 + 4 + 1 + 6 + 2 + 4
+
+
+def test_a_runs_progress_counts_to_hyperbands_own_plan_not_the_budget_cap() -> None:
+    """The progress line's total and its time left come from the plan (31 evaluations for
+    R = 16, η = 4), not from a budget that only caps it (a 100,000-evaluation cap once read
+    'about 26 h 52 min left' for a 31-evaluation run)."""
+    from experiments.compose import compose_run
+    from experiments.single import planned_evaluations
+
+    base = ["optimizer=hyperband", "dataset=sklearn-digits", "space=ffnn_mnist"]
+    plan = ["optimizer.settings.max_resource=16", "optimizer.settings.eta=4"]
+    assert planned_evaluations(compose_run([*base, "budget=100000", *plan])) == 31
+    assert planned_evaluations(compose_run([*base, "budget=10", *plan])) == 10  # the cap
+    assert Hyperband.planned_evaluations({"max_resource": 16, "eta": 4, "iterations": 2}) == 62
+    assert Hyperband.planned_evaluations({}) == sum(
+        rung.n for bracket in brackets(50.0, 4) for rung in bracket
+    )  # the class's defaults

@@ -96,6 +96,13 @@ class Optimizer(ABC):
         an adapter whose library depends on its settings says which)."""
         return cls.provenance_packages
 
+    @classmethod
+    def planned_evaluations(cls, settings: Mapping[str, Any]) -> int | None:
+        """How many evaluations a run with ``settings`` makes whatever its budget, for a class
+        whose plan fixes it (Hyperband's brackets); None for one that runs until the budget ends
+        (a run's progress line then counts to the budget)."""
+        return None
+
     def __init__(self, space: Space, budget: int, rng: np.random.Generator) -> None:
         if budget < 1:
             raise ValueError(f"budget must be >= 1, got {budget}")

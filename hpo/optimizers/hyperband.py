@@ -27,8 +27,11 @@ times the whole plan, default once as the seed ran it) ``ask`` raises ``StopIter
 
 from __future__ import annotations
 
+import inspect
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -187,6 +190,19 @@ class Hyperband(Optimizer, MultiFidelity):
         self._asked: list[Proposal] = []
         self._losses: list[float] = []
         self._evaluations = 0
+
+    @classmethod
+    def planned_evaluations(cls, settings: Mapping[str, Any]) -> int:
+        """Every rung's evaluations over every bracket, ``iterations`` times: the plan's size
+        (R = 16, η = 4: 16 + 4 + 1, 6 + 1 and 3, i.e. 31)."""
+        defaults = {
+            name: p.default
+            for name, p in inspect.signature(cls.__init__).parameters.items()
+            if p.default is not inspect.Parameter.empty
+        }
+        merged = {**defaults, **settings}
+        plan = brackets(float(merged["max_resource"]), merged["eta"])
+        return int(merged["iterations"]) * sum(rung.n for bracket in plan for rung in bracket)
 
     def amount(self, r: float) -> float:
         """The resource of a proposal for ``r`` units (:meth:`Fidelity.amount`)."""
