@@ -12,11 +12,13 @@ function of the chapter's inputs returning an :class:`Outcome` — our value and
   cannot reach its level with the data at hand, whatever the data; the reason says the smallest
   attainable p) or otherwise undecided (``None``).
 
-The power rule (:func:`smallest_attainable_p`, :func:`power`): a condition that rests on a test
-— "significantly better" as much as "no significant difference" — is decided only when the most
+The power rule (:mod:`analysis.power`: :func:`~analysis.power.smallest_attainable_p`,
+:func:`~analysis.power.power`, re-exported here): a condition that rests on a test —
+"significantly better" as much as "no significant difference" — is decided only when the most
 extreme data the test could see at this n give p < alpha. Below that, "not significant" holds
 whatever the methods do and "significant" fails whatever they do, so either verdict would be an
-artefact of n.
+artefact of n. The Wilcoxon p-values and Friedman's p here are approximations
+(:mod:`analysis.stats`), so their conditions ask the rule with ``method="asymptotic"``.
 
 :class:`ScoreSetting` wraps one score table (datasets × methods, test error in %) with the
 statistics claims read: average ranks, win rates, medians, win/loss counts, Wilcoxon p-values.
@@ -25,17 +27,18 @@ statistics claims read: average ranks, win rates, medians, win/loss counts, Wilc
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Generic, TypeVar
 
-import numpy as np
 import pandas as pd
-from scipy import stats as scipy_stats
 
 from analysis import stats
+from analysis.power import TESTS as TESTS  # the power rule, re-exported for the engines
+from analysis.power import Underpowered as Underpowered
+from analysis.power import power as power
+from analysis.power import smallest_attainable_p as smallest_attainable_p
 
 REPRODUCED, NOT_REPRODUCED, NOT_EVALUATED = "reproduced", "not reproduced", "not evaluated"
 STATUSES = (REPRODUCED, NOT_REPRODUCED, NOT_EVALUATED)
@@ -67,83 +70,7 @@ class MissingInput(Exception):
     """A table, a method or an auxiliary input that a claim needs was not given."""
 
 
-# ------------------------------------------------------------------------------- the power rule
-
-# Each test's smallest attainable p with n observations (k methods for Friedman and Nemenyi): the
-# p-value of the most extreme data the test can see, under its exact null distribution where one
-# is known. The signed-rank and sign tests: all n non-zero differences of one sign, probability
-# 1/2^n under H0 (2/2^n two-sided). Spearman's rho: a perfectly monotone sequence, 1 of n!
-# equally likely orders (2/n! two-sided). Friedman: every block ranks the k methods alike, k! of
-# the (k!)^N equally likely rankings. Nemenyi: the largest possible difference of average ranks,
-# k - 1, read on the studentized range distribution the critical difference uses.
-# The reports compute Wilcoxon p-values with the normal approximation (analysis.stats), which at
-# small n can fall below the exact floor (0.043 for n = 5): such a p is an artefact of the
-# approximation, not evidence, so the rule uses the exact floor.
-TESTS = {
-    "wilcoxon": ("two-sided Wilcoxon signed-rank", "2/2^n"),
-    "wilcoxon-one-sided": ("one-sided Wilcoxon signed-rank", "1/2^n"),
-    "sign": ("two-sided sign test", "2/2^n"),
-    "sign-one-sided": ("one-sided sign test", "1/2^n"),
-    "spearman": ("two-sided Spearman rank correlation", "2/n!"),
-    "friedman": ("Friedman", "(k!)^(1-n)"),
-    "nemenyi": ("Nemenyi", "rank difference k-1"),
-}
-
-
-def smallest_attainable_p(test: str, n: int, k: int | None = None) -> float:
-    """The smallest p-value ``test`` can give with ``n`` observations (the pairs of a signed-rank
-    or sign test, the points of a correlation, the datasets of Friedman or Nemenyi over ``k``
-    methods), whatever their values; 1 when n is too small for any evidence."""
-    if test not in TESTS:
-        raise ValueError(f"unknown test {test!r}; valid: {', '.join(TESTS)}")
-    if n < 0 or (test in ("friedman", "nemenyi") and (k is None or k < 2)):
-        raise ValueError(f"{test} needs n >= 0 observations and k >= 2 methods, got n={n}, k={k}")
-    if test in ("wilcoxon", "sign"):
-        return min(1.0, 2.0 / 2.0**n)
-    if test in ("wilcoxon-one-sided", "sign-one-sided"):
-        return min(1.0, 1.0 / 2.0**n)
-    if test == "spearman":
-        return 1.0 if n < 3 else min(1.0, 2.0 / math.factorial(n))
-    assert k is not None
-    if n < 1:
-        return 1.0
-    if test == "friedman":
-        return float(math.factorial(k) ** (1 - n))
-    q = (k - 1) * math.sqrt(2.0) / math.sqrt(k * (k + 1) / (6.0 * n))
-    return float(scipy_stats.studentized_range.sf(q, k, np.inf))
-
-
-@dataclass(frozen=True)
-class Underpowered:
-    """A condition whose test cannot reach its level with the data at hand: the most extreme
-    data would give ``smallest_p`` >= ``alpha``. Neither true nor false (``bool()`` raises)."""
-
-    test: str
-    n: int
-    smallest_p: float
-    alpha: float
-    k: int | None = None
-
-    def __bool__(self) -> bool:
-        raise TypeError(f"an underpowered condition is undecided, not a truth value: {self}")
-
-    def __str__(self) -> str:
-        name, rule = TESTS[self.test]
-        size = f"n = {self.n}" + (f", k = {self.k}" if self.k is not None else "")
-        return (
-            f"smallest attainable p = {self.smallest_p:.3g} >= alpha = {self.alpha:g}: "
-            f"{name}, {rule} with {size}"
-        )
-
-
 Condition = bool | Underpowered | None  # None: undecided for another reason (said by the claim)
-
-
-def power(test: str, n: int, alpha: float, k: int | None = None) -> Underpowered | None:
-    """:class:`Underpowered` when ``test`` cannot give p < ``alpha`` at this n (and k), else
-    None (the test can decide)."""
-    smallest = smallest_attainable_p(test, n, k)
-    return Underpowered(test, n, smallest, alpha, k) if smallest >= alpha else None
 
 
 def decided(check: Underpowered | None, holds: bool) -> bool | Underpowered:
@@ -171,8 +98,9 @@ def _fails(holds: Condition) -> bool:
 def no_significant_difference(p_value: float, n_pairs: int, alpha: float) -> bool | Underpowered:
     """``p >= alpha`` of a two-sided Wilcoxon over ``n_pairs`` non-zero paired differences, when
     the test could have rejected; else :class:`Underpowered` (also when every difference is
-    zero: n = 0, p undefined)."""
-    return decided(power("wilcoxon", n_pairs, alpha), not p_value < alpha)
+    zero: n = 0, p undefined). ``p_value`` is the normal approximation's
+    (:func:`analysis.stats.wilcoxon_pvalue`)."""
+    return decided(power("wilcoxon", n_pairs, alpha, method="asymptotic"), not p_value < alpha)
 
 
 @dataclass
@@ -246,7 +174,7 @@ class ScoreSetting:
 
     def power(self, first: str, second: str) -> Underpowered | None:
         """Whether the Wilcoxon test of the pair can reach alpha (:func:`power`)."""
-        return power("wilcoxon", self.n_pairs(first, second), self.alpha)
+        return power("wilcoxon", self.n_pairs(first, second), self.alpha, method="asymptotic")
 
     def significantly_better(self, first: str, second: str) -> bool | Underpowered:
         """Positive win/loss count and p < alpha; :class:`Underpowered` if the test cannot
@@ -276,7 +204,10 @@ class ScoreSetting:
             [
                 (
                     f"Friedman p < {self.alpha}",
-                    decided(power("friedman", n, self.alpha, k), result.pvalue < self.alpha),
+                    decided(
+                        power("friedman", n, self.alpha, k, method="asymptotic"),
+                        result.pvalue < self.alpha,
+                    ),
                 )
             ],
             statistic=result.statistic,

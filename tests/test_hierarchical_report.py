@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from matplotlib.figure import Figure
 
 from analysis import layout
 from analysis.hierarchical import claims, data, seed
@@ -210,3 +211,169 @@ def test_a_dataset_whose_optimised_model_only_ties_the_defaults_has_no_gain() ->
     # our value names each dataset without a gain and the family that won there
     assert outcome.our_value == "1 of 1 datasets without a gain (balance-scale: LinearDiscriminant)"
     assert outcome.conditions[0][1] is True
+
+
+# ------------------------------------------------------- hand-computed selections and marks
+
+
+def selection_case() -> pd.DataFrame:
+    """One dataset, four learners, the candidates in an order that puts a learner's worst first:
+    knn has a rank-4 candidate (p 0.01, not tied), an unranked one with the highest mean of all
+    (0.92) and its rank-2 candidate (p 0.4, tied); svm a rank-3 (p 0.03) then its rank-1 (tied,
+    p 1); decision_tree three unranked candidates (means 0.45, 0.65, 0.55) and no defaults row;
+    lda its defaults only."""
+    return pd.DataFrame(
+        [
+            _row("d1", "knn", "default", [0.2, 0.3, 0.4]),
+            _row("d1", "svm", "default", [0.5, 0.55, 0.6]),
+            _row("d1", "lda", "default", [0.70, 0.72, 0.74]),
+            _row("d1", "knn", "optimized", [0.1, 0.2, 0.3], rank=4, tied=False, p=0.01),
+            _row("d1", "knn", "optimized", [0.9, 0.9, 0.96]),
+            _row("d1", "knn", "optimized", [0.6, 0.7, 0.8], rank=2, tied=True, p=0.4),
+            _row("d1", "svm", "optimized", [0.3, 0.4, 0.5], rank=3, tied=False, p=0.03),
+            _row("d1", "svm", "optimized", [0.8, 0.85, 0.9], rank=1, tied=True, p=1.0),
+            _row("d1", "decision_tree", "optimized", [0.4, 0.45, 0.5]),
+            _row("d1", "decision_tree", "optimized", [0.6, 0.65, 0.7]),
+            _row("d1", "decision_tree", "optimized", [0.5, 0.55, 0.6]),
+        ]
+    )
+
+
+# Worked out by hand from selection_case (Figs 5.1/5.2, §5: a learner's optimised box is its model
+# that reached the root, the lowest rank, else its best candidate by mean): per learner in the
+# figure's order (our learner names sorted), (q1, median, q3) of the defaults and of the chosen
+# candidate (three scores: the quartiles halfway between them), its p-value and tied mark.
+HAND_BOXES = {
+    "DecisionTree": (None, (0.625, 0.65, 0.675), None, False),
+    "KNN": ((0.25, 0.3, 0.35), (0.65, 0.7, 0.75), 0.4, True),
+    "LinearDiscriminant": ((0.71, 0.72, 0.73), None, None, False),
+    "SVM": ((0.525, 0.55, 0.575), (0.825, 0.85, 0.875), 1.0, True),
+}
+
+
+def _drawn(figure: Figure) -> tuple[list[str], dict, dict]:
+    """What a Fig 5.1/5.2 shows, read back from its artists: the learners top to bottom, per
+    (learner, "default" | "optimized") the box's (q1, median, q3) and face colour, and per
+    learner the p-value text at the right margin and its colour."""
+    from matplotlib.patches import PathPatch
+
+    ax = figure.axes[0]
+    ticks = zip(ax.get_yticks(), ax.get_yticklabels(), strict=True)
+    rows = {round(y): label.get_text() for y, label in ticks}
+    learners = [rows[y] for y in sorted(rows, reverse=True)]
+    boxes = {}
+    for patch in ax.patches:
+        if not isinstance(patch, PathPatch):
+            continue
+        (q1, low), (q3, high) = patch.get_path().vertices.min(0), patch.get_path().vertices.max(0)
+        centre = (low + high) / 2
+        kind = "optimized" if high - low > 0.2 else "default"  # widths 0.32 and 0.12
+        learner = rows[round(centre + (0.12 if kind == "optimized" else -0.18))]
+        medians = [line.get_xdata()[0] for line in ax.lines
+                   if len(line.get_xdata()) == 2 and line.get_xdata()[0] == line.get_xdata()[1]
+                   and tuple(line.get_ydata()) == (low, high)]  # fmt: skip
+        assert len(medians) == 1, (learner, kind)
+        boxes[(learner, kind)] = ((q1, medians[0], q3), patch.get_facecolor())
+    texts = {rows[round(t.get_position()[1])]: (t.get_text(), t.get_color()) for t in ax.texts}
+    return learners, boxes, texts
+
+
+def test_each_learner_s_figure_box_is_its_best_candidate_worked_out_by_hand(
+    tmp_path: Path,
+) -> None:
+    """Figs 5.1/5.2 of selection_case: the learners in order, each box's quartiles, the tied
+    learners' boxes and p-values in blue, the others grey and unmarked, and the same numbers in
+    the figure's data table, against :data:`HAND_BOXES`. A learner showing its worst ranked
+    candidate (KNN's rank 4: p 0.01, not tied, median 0.2) or its best mean among unranked and
+    ranked alike (KNN's 0.92) fails here."""
+    from matplotlib.colors import to_rgba
+
+    from analysis.hierarchical import report
+    from analysis.plugins import ReportContext
+
+    rows = selection_case()
+    figure = report.boxes_figure(report._learner_boxes(rows, "d1", "HRS"), "d1")
+    learners, boxes, texts = _drawn(figure)
+    assert learners == list(HAND_BOXES)
+    for learner, (default, optimized, p_value, tied) in HAND_BOXES.items():
+        for kind, quartiles in (("default", default), ("optimized", optimized)):
+            if quartiles is None:
+                assert (learner, kind) not in boxes, (learner, kind)
+                continue
+            drawn, face = boxes[(learner, kind)]
+            assert drawn == pytest.approx(quartiles), (learner, kind)
+            colour = report.DEFAULT_COLOUR if kind == "default" else (
+                report.TIED_COLOUR if tied else report.OTHER_COLOUR)  # fmt: skip
+            assert face == to_rgba(colour), (learner, kind)
+        if p_value is None:
+            assert learner not in texts
+        else:
+            shown = (f"p={p_value:.3g}", report.TIED_COLOUR if tied else "k")
+            assert texts[learner] == shown, learner
+    context = ReportContext(tmp_path, pd.DataFrame(), tmp_path, lambda *a, **k: "")
+    report.figures_section(rows, context)
+    summary = pd.read_csv(tmp_path / "tables" / "hierarchical_boxes_d1_HRS_summary.csv")
+    summary = summary.set_index("learner")
+    assert list(summary.index) == list(HAND_BOXES)
+    for learner, (default, optimized, p_value, tied) in HAND_BOXES.items():
+        row = summary.loc[learner]
+        assert bool(row["tied"]) == tied, learner
+        for column, box in (("default_mean", default), ("optimized_mean", optimized)):
+            # three scores symmetric about their median: the mean is the median
+            expected = np.nan if box is None else box[1]
+            assert row[column] == pytest.approx(expected, nan_ok=True), (learner, column)
+        assert row["p_value"] == pytest.approx(np.nan if p_value is None else p_value, nan_ok=True)
+
+
+def test_table_5_1_of_the_selection_case_worked_out_by_hand() -> None:
+    """Table 5.1 (§5) of selection_case, by hand: default worst = KNN's defaults (mean 0.3),
+    best = LinearDiscriminant's (0.72); optimized = the rank-1 model, SVM's (0.85, not KNN's
+    unranked 0.92 nor a worse-ranked one); boost = (0.85 − 0.72) / 0.72 × 100 = 18.06 %; 2
+    models tied with the best; 3 learners with defaults. The section's table shows the same
+    (4 decimals, boost 2)."""
+    from analysis.hierarchical import report
+    from analysis.plugins import ReportContext
+
+    table = data.table_5_1(selection_case())
+    assert len(table) == 1
+    row = table.iloc[0]
+    assert (row["dataset"], row["method"], row["family"]) == ("d1", "HRS", "SVM")
+    assert row["default worst"] == pytest.approx(0.3)
+    assert row["default best"] == pytest.approx(0.72)
+    assert row["optimized"] == pytest.approx(0.85)
+    assert row["boost %"] == pytest.approx(13 / 0.72)
+    assert (row["tied with the best"], row["defaults learners"]) == (2, 3)
+    written = {}
+
+    def write(frame: pd.DataFrame, name: str, caption: str, data: object = None) -> str:
+        written[name] = frame
+        return ""
+
+    report.table_section(
+        selection_case(), ReportContext(Path("."), pd.DataFrame(), Path("."), write)
+    )
+    shown = written["hierarchical_table_5_1"].loc[("d1", "ours, HRS")]
+    assert shown.to_dict() == {
+        "default worst": "0.3000",
+        "default best": "0.7200",
+        "optimized": "0.8500",
+        "boost %": "18.06",
+        "family": "SVM",
+    }
+
+
+def test_h1_on_five_gains_is_underpowered_by_the_two_sided_floor() -> None:
+    """H1 is a two-sided Wilcoxon test: five datasets whose optimised index beats the best
+    default give scipy's exact p = 2/2^5 = 0.0625 at best, so the claim is *not evaluated:
+    underpowered* (the two-sided floor 0.0625, not the one-sided 1/32, which would let the
+    engine decide it, and decide it *not reproduced*); six are decided."""
+    from analysis.claims import NOT_EVALUATED, REPRODUCED, run_claim
+
+    h1 = next(c for c in claims.CLAIMS if c.id == "H1")
+    five = run_claim(h1, _on_datasets(synthetic_rows(), 5))
+    assert five.p_value == pytest.approx(0.0625)
+    assert five.status == NOT_EVALUATED
+    assert five.reason.startswith(
+        "underpowered (smallest attainable p = 0.0625 >= alpha = 0.05: two-sided Wilcoxon"
+    )
+    assert run_claim(h1, _on_datasets(synthetic_rows(), 6)).status == REPRODUCED

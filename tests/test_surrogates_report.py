@@ -4,10 +4,14 @@ seed's, and the report end to end on a synthetic sweep."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.lines import Line2D
 
+from analysis.render import MISSING
 from analysis.surrogates import ard, claims, data, seed
 
 
@@ -317,3 +321,109 @@ def test_smbo_must_stay_at_or_below_random_at_every_later_iteration() -> None:
     results = results_with(errors_where("HYPERBAND", RUNS))
     results.curves = pd.concat(rows, ignore_index=True)
     assert condition(claim_id("smbo_overtakes"), results) == [False, True, True]
+
+
+# ----------------------------------------------- hand-computed: the best finished per bracket
+
+
+def bracket_case() -> pd.DataFrame:
+    """Three Hyperband runs on MNIST, max resource 8. Bracket 1: three configurations at 2
+    epochs — one left unfinished with the lowest loss of all, one stopped early, one resumed to
+    8; bracket 0: two configurations trained to 8."""
+    rows = []
+    # per run: unfinished loss, stopped early, resumed to 8, bracket 0's two
+    for run, (unfinished, stopped, resumed, first, second) in enumerate(
+        (
+            (0.10, 0.40, 0.22, 0.25, 0.35),
+            (0.05, 0.45, 0.18, 0.28, 0.21),
+            (0.08, 0.29, 0.31, 0.215, 0.50),
+        )
+    ):
+        configs = [  # bracket, u, asked, spent, loss
+            (1, 0.1, 2, 2, unfinished),
+            (1, 0.2, 2, 2, 0.60),
+            (1, 0.3, 2, 1, stopped),
+            (1, 0.2, 8, 6, resumed),
+            (0, 0.4, 8, 8, first),
+            (0, 0.5, 8, 8, second),
+        ]
+        for i, (bracket, u, asked, spent, loss) in enumerate(configs):
+            rows.append({"run_id": f"r{run}", "part": "mnist", "method": "hyperband",
+                         "n_fits": 1, "iteration": i + 1, "bracket": bracket, "u_x": u,
+                         "resource": float(asked), "resource_spent": float(spent),
+                         "valid_loss": loss, "param_layer_2": "False",
+                         "param_layer_3": "False"})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+# Worked out by hand (§2.2.1.4, Fig 2.14: the best *finished* configuration of each bracket, in
+# %): bracket 1 (3 configurations) min(stopped, resumed) per run = 22, 18, 29 (the unfinished
+# 10, 5, 8 are not finished: asked 2 < 8, all 2 epochs spent); bracket 0 (2 configurations)
+# = 25, 21, 21.5. Per bracket, most configurations first: median, mean, runs, the seed's median
+# (MNIST, n = 3: 8.58); the box's quartiles (linear, three values: halfway) and whiskers.
+HAND_BRACKETS = {
+    3: {"bests": [22.0, 18.0, 29.0], "median": 22.0, "mean": 23.0, "seed": "8.58",
+        "quartiles": (20.0, 25.5), "whiskers": (18.0, 29.0)},
+    2: {"bests": [25.0, 21.0, 21.5], "median": 21.5, "mean": 22.5, "seed": MISSING,
+        "quartiles": (21.25, 23.25), "whiskers": (21.0, 25.0)},
+}  # fmt: skip
+
+
+def test_the_bracket_section_shows_each_bracket_s_best_finished_configuration_by_hand(
+    tmp_path: Path,
+) -> None:
+    """The per-bracket table, the figure's data and Fig 2.14 read back from its artists (tick
+    labels, median and mean lines, box and whiskers) against :data:`HAND_BRACKETS`. Taking a
+    bracket's best over every configuration (the unfinished ones' 10, 5, 8 %) or its worst
+    finished one fails here."""
+    from matplotlib import rcParams
+
+    from analysis.render import FigureSet
+    from analysis.surrogates import report
+
+    results = results_with(errors_where("HYPERBAND", 3))
+    results.configs = data.hyperband_configurations(bracket_case())
+    written: dict[str, pd.DataFrame] = {}
+
+    def write(frame: pd.DataFrame, name: str, *_: object) -> str:
+        written[name] = frame
+        return ""
+
+    report.part_section(results, "mnist", write, FigureSet(tmp_path))
+    table = written["surrogates_mnist_brackets"]
+    assert list(table.index) == list(HAND_BRACKETS)
+    for n, hand in HAND_BRACKETS.items():
+        assert table.loc[n].to_dict() == {
+            "median": f"{hand['median']:.2f}", "mean": f"{hand['mean']:.2f}", "runs": "3",
+            "seed median": hand["seed"],
+        }  # fmt: skip
+    best = pd.read_csv(tmp_path / "tables" / "surrogates_mnist_brackets_best.csv")
+    for n, hand in HAND_BRACKETS.items():
+        by_run = best[best["configurations"] == n].sort_values("run_id", kind="stable")
+        assert by_run["valid"].tolist() == pytest.approx(hand["bests"]), n
+    figure = report.bracket_figure(results.brackets("mnist"), "MNIST")
+    ax = figure.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == [f"n = {n}" for n in HAND_BRACKETS]
+    for position, hand in zip(ax.get_xticks(), HAND_BRACKETS.values(), strict=True):
+        mine = [line for line in ax.lines if _centre(line) == pytest.approx(position)]
+        medians = _levels(mine, rcParams["boxplot.medianprops.color"], "-")
+        means = _levels(mine, rcParams["boxplot.meanprops.color"], "--")
+        assert (medians, means) == ([pytest.approx(hand["median"])], [pytest.approx(hand["mean"])])
+        outline = next(line for line in mine if len(line.get_xdata()) == 5)
+        box = (min(outline.get_ydata()), max(outline.get_ydata()))
+        assert box == pytest.approx(hand["quartiles"])
+        ends = [y for line in mine if len(set(line.get_xdata())) == 1 for y in line.get_ydata()]
+        assert (min(ends), max(ends)) == pytest.approx(hand["whiskers"])
+
+
+def _centre(line: Line2D) -> float:
+    """The horizontal centre of a drawn line (NaN for an empty one: no fliers)."""
+    x = np.asarray(line.get_xdata(), dtype=float)
+    return (x.min() + x.max()) / 2 if x.size else np.nan
+
+
+def _levels(lines: list[Line2D], colour: str, style: str) -> list[float]:
+    """The heights of the horizontal lines of ``colour`` and ``style`` (a box's median, its
+    mean)."""
+    return [float(line.get_ydata()[0]) for line in lines
+            if line.get_color() == colour and line.get_linestyle() == style]  # fmt: skip

@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 
 from analysis import layout, load, render, stats
-from analysis.claims import smallest_attainable_p
 from analysis.demo.report import (
     ScoreTables,
     _label,
@@ -24,6 +23,7 @@ from analysis.demo.report import (
     winloss_section,
 )
 from analysis.plugins import ReportContext
+from analysis.power import power
 
 ALPHA = 0.05
 
@@ -73,15 +73,17 @@ def versus_section(tables: ScoreTables, candidates: list[str], write: render.Tab
         if not present or len(scores) < 2:
             parts.append("Needs a candidate and 2 datasets with finished runs.\n")
             continue
-        floor = smallest_attainable_p("wilcoxon", len(scores))
+        # the p is the normal approximation's (analysis.stats): the rule's floor is the larger of
+        # the exact test's and the approximation's at the most extreme data
+        weak = power("wilcoxon", len(scores), ALPHA, method="asymptotic")
         rows = []
         for candidate in present:
             for baseline in [m for m in scores.columns if m not in present]:
                 difference = scores[candidate] - scores[baseline]
                 p = stats.wilcoxon_pvalue(scores[candidate], scores[baseline])
                 verdict = (
-                    f"not evaluated: underpowered (smallest attainable p {floor:.3g})"
-                    if not floor < ALPHA
+                    f"not evaluated: underpowered (smallest attainable p {weak.smallest_p:.3g})"
+                    if weak is not None
                     else ("better" if p < ALPHA and difference.median() < 0 else
                           "worse" if p < ALPHA else "no significant difference")
                 )  # fmt: skip
@@ -101,9 +103,16 @@ def versus_section(tables: ScoreTables, candidates: list[str], write: render.Tab
         parts.append(write(table, f"versus_{key[0]}_{key[1]}", f"Candidates vs baselines, {label}"))
         if scores.shape[1] > 2:
             friedman = stats.friedman(scores)
+            weak = power("friedman", len(scores), ALPHA, scores.shape[1], method="asymptotic")
             parts.append(
                 f"Friedman over {scores.shape[1]} methods and {len(scores)} datasets: "
-                f"χ² = {friedman.statistic:.2f}, p = {friedman.pvalue:.3g}.\n"
+                f"χ² = {friedman.statistic:.2f}, p = {friedman.pvalue:.3g}"
+                + (
+                    f" (not evaluated: underpowered, smallest attainable p {weak.smallest_p:.3g})"
+                    if weak is not None
+                    else ""
+                )
+                + ".\n"
             )
     return "\n".join(parts)
 

@@ -10,7 +10,7 @@ Each claim becomes one record: the thesis's value (with the table it comes from)
 or p-value where one applies, and a status — "reproduced" when every condition of the proposition
 holds, "not reproduced" otherwise (the reason names the failing conditions), "not evaluated" when an
 input is missing or a test cannot reach alpha with the datasets at hand ("underpowered", the
-engine's rule, ``analysis.claims.power``: e.g. no two-sided Wilcoxon on 5 datasets). "Significantly
+engine's rule, ``analysis.power.power``: e.g. no two-sided Wilcoxon on 5 datasets). "Significantly
 better" means a positive win/loss count and a two-sided Wilcoxon p < alpha across datasets, as the
 bold+underlined cells of Tables 3.2–3.4.
 

@@ -9,7 +9,7 @@ and Nemenyi are among the thesis's methods of the table, as in the thesis.
 Statuses as Chapter 3's: *reproduced* when every condition holds, *not reproduced* naming the
 failing ones, *not evaluated* when a table or method is missing or a test (Wilcoxon, Friedman,
 Nemenyi) cannot reach alpha with the datasets at hand (*underpowered*, the engine's rule
-``analysis.claims.power``). "Significantly better" = a positive win/loss count
+``analysis.power.power``). "Significantly better" = a positive win/loss count
 and a two-sided Wilcoxon p < alpha across datasets (``analysis.claims.ScoreSetting``), the
 thesis's bold p-values of Tables 4.3 and 4.5.
 

@@ -19,11 +19,13 @@ import pandas as pd
 from analysis import cd_diagram, load, render, stats
 from analysis.figures import no_data, plot_series, shared_legend
 from analysis.plugins import ReportContext
+from analysis.power import power, smallest_attainable_p
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 ScoreTables = dict[load.ScoreKey, pd.DataFrame]
+ALPHA = 0.05  # the win/loss marks' level
 
 
 def _label(key: load.ScoreKey, keys: list[load.ScoreKey]) -> str:
@@ -96,17 +98,19 @@ def errors_section(tables: ScoreTables, errors: pd.DataFrame, write: render.Tabl
 
 
 def smallest_p(n_datasets: int) -> float:
-    """The smallest two-sided Wilcoxon p (:func:`analysis.stats.wilcoxon_pvalue`) that
-    ``n_datasets`` paired scores can give: one method better on every dataset."""
-    ranks = np.arange(1.0, n_datasets + 1)
-    return stats.wilcoxon_pvalue(ranks, np.zeros(n_datasets))
+    """The power rule's smallest two-sided Wilcoxon p over ``n_datasets`` paired scores
+    (:func:`analysis.power.smallest_attainable_p`): the marks read the normal approximation
+    (:func:`analysis.stats.wilcoxon_pvalue`), so the larger of its floor and the exact test's
+    (2/2^n: 0.125 for 4 datasets, where the approximation alone would say 0.0679)."""
+    return smallest_attainable_p("wilcoxon", n_datasets, method="asymptotic")
 
 
 def winloss_section(tables: ScoreTables, write: render.TableWriter) -> str:
     parts = [
         "## Win/loss counts\n",
         "Cell (row i, column j) = datasets where i has the lower test error − datasets where it "
-        "has the higher; `*` = two-sided Wilcoxon signed-rank p < 0.05 across datasets.\n",
+        "has the higher; `*` = two-sided Wilcoxon signed-rank p < 0.05 across datasets (none "
+        "where the datasets cannot reach it: the power rule, `analysis.power`).\n",
     ]
     for key, means in tables.items():
         scores, _ = load.complete(means)
@@ -116,14 +120,14 @@ def winloss_section(tables: ScoreTables, write: render.TableWriter) -> str:
             parts.append("Needs 2 datasets and 2 methods with finished runs.\n")
             continue
         counts = stats.winloss_counts(scores)
-        marks = stats.significance_marks(scores).map({True: "*", False: ""}.get)
-        cells = counts.map("{:+d}".format) + marks
+        weak = power("wilcoxon", len(scores), ALPHA, method="asymptotic")
+        marks = stats.significance_marks(scores, ALPHA) & (weak is None)
+        cells = counts.map("{:+d}".format) + marks.map({True: "*", False: ""}.get)
         cells = cells.mask(np.eye(len(cells), dtype=bool), "·").rename_axis("method")
-        p = smallest_p(len(scores))
-        if not p < 0.05:
+        if weak is not None:
             parts.append(
-                f"With {len(scores)} datasets the smallest attainable p is {p:.3g}: no "
-                "difference can be significant here.\n"
+                f"With {len(scores)} datasets the smallest attainable p is "
+                f"{weak.smallest_p:.3g}: no difference can be significant here.\n"
             )
         parts.append(write(cells, f"winloss_{key[0]}_{key[1]}", caption, counts))
     return "\n".join(parts)

@@ -15,19 +15,11 @@ import numpy as np
 import pandas as pd
 
 from analysis import bayes_comparison as bc
-from analysis.claims import (
-    Claim,
-    MissingInput,
-    Outcome,
-    Underpowered,
-    decided,
-    power,
-    records_frame,
-    run_claim,
-)
+from analysis.claims import Claim, MissingInput, Outcome, decided, records_frame, run_claim
 from analysis.esmbo import data
 from analysis.esmbo.data import PAPER_ORDER, SPACES
 from analysis.plugins import ReportContext
+from analysis.power import Underpowered, all_can_decide, any_can_decide, power
 from analysis.render import FigureSet, format_number
 
 # The paper's E[rank] (Tables 2-3), for the side-by-side column.
@@ -42,7 +34,9 @@ PAPER_RANKS = {
 }
 FIGURE_PAIRS = (("ESMBO", "SMBO"), ("ESMBO", "ERS"), ("ERS", "RS"), ("SMBO", "RS"))
 EASY_SPACES, HARD_SPACES = ("rf", "rf_regression", "gbr", "gbc"), ("svr", "mlp")
-SIGNIFICANT = 0.9  # PB "significant" (•) and the sign test's 0.05
+SIGNIFICANT = 0.9  # PB "significant" (•): Pr(A ≻ B) above it, i.e. 1 − Pr below PB_ALPHA
+SIGN_ALPHA = 0.05  # the sign test's level for the same mark
+PB_ALPHA = round(1 - SIGNIFICANT, 12)
 SEED = 0  # the Bayesian bootstrap of regression p_j
 
 
@@ -176,13 +170,25 @@ def _needs_pb(result: SpaceResult) -> None:
 
 def _significantly_better(result: SpaceResult, a: str, b: str) -> bool:
     cell = result.cell(a, b)
-    return bool(cell.pb > SIGNIFICANT or cell.sign_p < 0.05)
+    return bool(cell.pb > SIGNIFICANT or cell.sign_p < SIGN_ALPHA)
 
 
 def _sign_power(result: SpaceResult) -> Underpowered | None:
-    """The engine's power rule for the one-sided sign test over the space's datasets: a finding
-    of "no significant difference" needs a test that could have found one."""
-    return power("sign-one-sided", result.n_datasets, 0.05)
+    """The engine's power rule for the one-sided sign test over the space's datasets (its p, a
+    mean over the last iterations, is never below one iteration's floor, 1/2^n)."""
+    return power("sign", result.n_datasets, SIGN_ALPHA, alternative="greater")
+
+
+def _pb_power(result: SpaceResult) -> Underpowered | None:
+    """The power rule for the PB test over the space's datasets: Pr(A ≻ B) is at most
+    1 − 1/2^(n+1) (uniform prior), so 1 − Pr cannot go below PB_ALPHA with 2 datasets or fewer."""
+    return power("pb", result.n_datasets, PB_ALPHA)
+
+
+def _either_power(result: SpaceResult) -> Underpowered | None:
+    """ "Significant by the PB or the sign test" (:func:`_significantly_better`): a finding of
+    no significant difference needs one test that could have found one."""
+    return any_can_decide(_pb_power(result), _sign_power(result))
 
 
 def never_beaten(results: dict[str, SpaceResult]) -> Outcome:
@@ -191,7 +197,7 @@ def never_beaten(results: dict[str, SpaceResult]) -> Outcome:
     for r in spaces:
         _needs_pb(r)
         beaters = [m for m in PAPER_ORDER if m != "ESMBO" and _significantly_better(r, m, "ESMBO")]
-        holds = decided(_sign_power(r) if not beaters else None, not beaters)
+        holds = decided(_either_power(r) if not beaters else None, not beaters)
         conditions.append((f"{r.part}: nothing beats ESMBO (beaten by {beaters})", holds))
     return Outcome(
         "; ".join(f"{r.part} {format_number(r.ranks()['ESMBO'])}" for r in spaces), conditions
@@ -216,7 +222,7 @@ def close_to_ers_on_easy(results: dict[str, SpaceResult]) -> Outcome:
         rho = r.cell("ESMBO", "ERS").rho
         values.append(f"{r.part} ρ={rho:.2f}")
         apart = _significantly_better(r, "ESMBO", "ERS") or _significantly_better(r, "ERS", "ESMBO")
-        holds = decided(_sign_power(r) if not apart else None, not apart)
+        holds = decided(_either_power(r) if not apart else None, not apart)
         conditions.append((f"{r.part}: no significant ESMBO-ERS difference", holds))
     return Outcome("; ".join(values), conditions)
 
@@ -229,7 +235,10 @@ def wins_on_hard(results: dict[str, SpaceResult]) -> Outcome:
         for other in others:
             cell = r.cell("ESMBO", other)
             values.append(f"{r.part} vs {other}: ρ={cell.rho:.2f} PB={cell.pb:.2f}")
-            ok = decided(_sign_power(r), cell.pb > SIGNIFICANT and cell.sign_p < 0.05)
+            ok = decided(
+                all_can_decide(_pb_power(r), _sign_power(r)),
+                cell.pb > SIGNIFICANT and cell.sign_p < SIGN_ALPHA,
+            )
             conditions.append((f"{r.part}: ESMBO significantly beats {other} (both tests)", ok))
     return Outcome("; ".join(values), conditions)
 
@@ -244,11 +253,15 @@ def temporal(results: dict[str, SpaceResult]) -> Outcome:
         above = curve.index[curve.to_numpy() > SIGNIFICANT]
         first = int(above[0]) if len(above) else None
         values.append(f"{r.part}: {first}")
+        weak = _pb_power(r)
         if r.part == "mlp":
-            conditions.append(("mlp: ESMBO ≻ SMBO significant at the end", curve.iloc[-1] > 0.9))
+            at_end = decided(weak, curve.iloc[-1] > SIGNIFICANT)
+            conditions.append(("mlp: ESMBO ≻ SMBO significant at the end", at_end))
         else:
             early = first is not None and first <= max(3, int(0.1 * curve.index.max()))
-            conditions.append((f"{r.part}: significant within the first 10 % of iterations", early))
+            conditions.append(
+                (f"{r.part}: significant within the first 10 % of iterations", decided(weak, early))
+            )
     return Outcome("first significant iteration: " + "; ".join(values), conditions)
 
 
