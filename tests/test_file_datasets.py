@@ -250,3 +250,181 @@ def test_a_user_registers_a_source(monkeypatch: pytest.MonkeyPatch) -> None:
     data = load_dataset("toy:40")
     assert data.name == "toy:40" and data.X.shape == (40, 2)
     assert dataset_task("toy:40") == "classification"
+
+
+# ------------------------------------------------ a file's preprocessing and the checks on it
+
+
+def _write(tmp_path: Path, frame: pd.DataFrame, name: str = "d.csv") -> Path:
+    path = tmp_path / name
+    frame.to_csv(path, index=False)
+    return path
+
+
+def _small(rows: int = 40) -> pd.DataFrame:
+    """Two numeric features, a category and two classes."""
+    generator = np.random.default_rng(0)
+    return pd.DataFrame(
+        {
+            "x1": generator.normal(5.0, 3.0, rows),
+            "x2": generator.normal(-2.0, 0.5, rows),
+            "colour": np.where(np.arange(rows) % 3 == 0, "red", "blue"),
+            "target": np.where(np.arange(rows) % 2 == 0, "yes", "no"),
+        }
+    )
+
+
+def _refusal(name: str) -> str:
+    with pytest.raises(DatasetError) as raised:
+        load_dataset(name)
+    message = str(raised.value)
+    assert "\n" not in message
+    return message
+
+
+def test_a_file_is_standardised_as_the_bundled_sets_are(tmp_path: Path) -> None:
+    """A CSV of a bundled set loads as that set, bit for bit (features z-scored over the whole
+    file); ``standardize:false`` keeps the file's numbers; the bundled set is as it was."""
+    from sklearn.datasets import load_breast_cancer
+
+    bunch = load_breast_cancer(as_frame=True)
+    path = _write(tmp_path, bunch.frame, "breast.csv")
+    bundled = load_dataset("sklearn-breast-cancer")
+    expected = catalog._zscore(np.asarray(bunch.data, dtype=np.float64))
+    np.testing.assert_array_equal(bundled.X, expected)  # the bundled set, as before
+    data = load_dataset(f"file:{path}")
+    assert data.checksum() == bundled.checksum()
+    np.testing.assert_allclose(data.X.mean(axis=0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(data.X.std(axis=0, ddof=1), 1.0)
+    raw = load_dataset(f"file:{path}?standardize:false")
+    np.testing.assert_array_equal(raw.X, bunch.data.to_numpy())
+    np.testing.assert_array_equal(raw.y, data.y)
+    assert raw.stream_name == data.stream_name == files.fingerprint(f"file:{path}")  # paired
+    assert files.fingerprint(f"file:{path}:target?standardize:false") == (
+        f"file:sha256={files.content_digest(path)}:target?standardize:false"
+    )
+
+
+def test_a_file_option_is_part_of_the_run_identity(iris_csv: Path) -> None:
+    def identity(name: str) -> str:
+        return config_hash(compose_run([f"dataset={name}", "optimizer=rs", "budget=3"]))
+
+    name = f"file:{iris_csv}:species"
+    assert identity(f"{name}?standardize:true") == identity(name)  # the default, named
+    assert identity(f"{name}?standardize:false") != identity(name)
+    assert _refusal(f"{name}?scale:no") == (
+        f"dataset '{name}?scale:no': unknown option 'scale:no'; valid options (after a ?, "
+        "joined by +): standardize:true, standardize:false, impute:none, impute:mean, "
+        "impute:zero, task:data, task:classification, task:regression"
+    )
+
+
+def test_missing_feature_values_are_refused_or_imputed(tmp_path: Path) -> None:
+    frame = _small()
+    frame.loc[[3, 5], "x1"] = np.nan
+    frame.loc[7, "colour"] = np.nan
+    path = _write(tmp_path, frame)
+    assert _refusal(f"file:{path}") == (
+        f"dataset file '{path}': missing values in columns 'x1' (2), 'colour' (1); drop or fill "
+        f"those rows first, or impute them: file:{path}:target?impute:mean (a column's mean) "
+        "or ?impute:zero"
+    )
+    mean = load_dataset(f"file:{path}?impute:mean+standardize:false")
+    assert mean.X[3, 0] == mean.X[5, 0] == frame["x1"].mean()
+    assert mean.X[7, 2:].tolist() == [0.0, 0.0]  # no category: every one-hot column 0
+    zero = load_dataset(f"file:{path}:target?standardize:false+impute:zero")
+    assert zero.X[3, 0] == zero.X[5, 0] == 0.0
+    assert not np.isnan(load_dataset(f"file:{path}?impute:mean").X).any()
+
+
+def test_infinite_feature_values_are_refused(tmp_path: Path) -> None:
+    frame = _small()
+    frame.loc[4, "x2"] = np.inf
+    path = _write(tmp_path, frame)
+    assert _refusal(f"file:{path}") == (
+        f"dataset file '{path}': infinite values in column 'x2' (1); replace them or drop "
+        "those rows first"
+    )
+
+
+def test_a_target_with_one_class_is_refused(tmp_path: Path) -> None:
+    path = _write(tmp_path, _small().assign(target="yes"))
+    message = (
+        f"dataset file '{path}': target column 'target' has one class only ('yes'); a dataset "
+        "needs two or more (name another target column, or add the rows of the others)"
+    )
+    assert _refusal(f"file:{path}") == message
+    with pytest.raises(DatasetError, match=r"has one class only \('yes'\)"):
+        dataset_task(f"file:{path}")  # refused before a run composes
+
+
+def test_an_identifier_column_is_refused(tmp_path: Path) -> None:
+    frame = _small()
+    frame.insert(0, "patient", [f"P{i:04d}" for i in range(len(frame))])
+    path = _write(tmp_path, frame)
+    assert _refusal(f"file:{path}") == (
+        f"dataset file '{path}': column 'patient' looks like an identifier (40 distinct values "
+        "in 40 rows), no feature; drop it from the file"
+    )
+
+
+def test_an_integer_target_with_many_values_needs_its_task_named(tmp_path: Path) -> None:
+    frame = _small(60).assign(target=np.arange(60) % 30)
+    path = _write(tmp_path, frame)
+    message = (
+        f"dataset file '{path}': target column 'target' holds 30 distinct integers in 60 rows: "
+        "classes or numbers? An integer target with more than 20 values (or more than 2 and "
+        "over half the rows) is ambiguous; name the task: "
+        f"file:{path}:target?task:classification or ?task:regression"
+    )
+    assert _refusal(f"file:{path}") == message
+    with pytest.raises(DatasetError) as raised:
+        dataset_task(f"file:{path}")
+    assert str(raised.value) == message
+    regression = load_dataset(f"file:{path}?task:regression")
+    assert regression.task == "regression" and regression.y.tolist() == frame["target"].tolist()
+    assert dataset_task(f"file:{path}?task:regression") == "regression"
+    classes = load_dataset(f"file:{path}?task:classification")
+    assert classes.task == "classification" and classes.y.max() == 29
+    few = _write(tmp_path, _small(60).assign(target=np.arange(60) % 20), "few.csv")
+    assert load_dataset(f"file:{few}").task == "classification"  # 20 values: classes
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "is empty; write a header row of column names, then the rows, comma separated"),
+        ("x,target\n", "has no rows; write the rows below its header"),
+        (
+            "x,target\n1,a\n2,b,3\n",
+            "cannot be read: Error tokenizing data. C error: Expected 2 fields in line 3, saw 3",
+        ),
+    ],
+)
+def test_an_empty_or_malformed_file_is_one_line(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text(text)
+    assert _refusal(f"file:{path}") == f"dataset file '{path}' {message}"
+
+
+def test_the_command_line_refuses_an_empty_file_and_writes_nothing(
+    tmp_path: Path, isolated_env: dict
+) -> None:
+    empty = tmp_path / "empty.csv"
+    empty.touch()
+    results = tmp_path / "results"
+    command = [
+        sys.executable,
+        "run.py",
+        f"dataset=file:{empty}",
+        "optimizer=rs",
+        "budget=2",
+        f"results_dir={results}",
+    ]
+    done = subprocess.run(command, cwd=REPO, env=isolated_env, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"error: dataset file '{empty}' is empty; write a header row of column names, then the "
+        "rows, comma separated\n"
+    )
+    assert not results.exists()
