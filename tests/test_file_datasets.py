@@ -29,7 +29,7 @@ from hpo.data.catalog import (
     load_dataset,
     register_source,
 )
-from hpo.data.types import Dataset, DatasetError
+from hpo.data.types import Dataset, DatasetError, zscore
 
 REPO = Path(__file__).resolve().parents[1]
 NUMERIC_TARGET = REPO / "tests" / "data" / "openml_numeric_target.csv"
@@ -290,7 +290,7 @@ def test_a_file_is_standardised_as_the_bundled_sets_are(tmp_path: Path) -> None:
     bunch = load_breast_cancer(as_frame=True)
     path = _write(tmp_path, bunch.frame, "breast.csv")
     bundled = load_dataset("sklearn-breast-cancer")
-    expected = catalog._zscore(np.asarray(bunch.data, dtype=np.float64))
+    expected = zscore(np.asarray(bunch.data, dtype=np.float64))
     np.testing.assert_array_equal(bundled.X, expected)  # the bundled set, as before
     data = load_dataset(f"file:{path}")
     assert data.checksum() == bundled.checksum()

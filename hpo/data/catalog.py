@@ -35,7 +35,7 @@ import pandas as pd
 
 # The records every loader returns live apart, so that a loader module (hpo.data.images) can
 # use them without importing this module back.
-from hpo.data.types import REPO_ROOT, Dataset, DatasetError
+from hpo.data.types import REPO_ROOT, Dataset, DatasetError, zscore
 from hpo.tasks import task_of_targets
 
 CATALOG_PATH = REPO_ROOT / "data" / "catalog.tsv"
@@ -608,11 +608,6 @@ def binarize(data: Dataset) -> Dataset:
     )
 
 
-def _zscore(values: np.ndarray) -> np.ndarray:
-    std = values.std(axis=0, ddof=1)
-    return (values - values.mean(axis=0)) / np.where(std > 0, std, 1.0)
-
-
 def load_sklearn(name: str) -> Dataset:
     """One of scikit-learn's bundled sets, z-scored per column as the UCI-121 files are. A
     regression set's target is z-scored too ([decide], as the ESMBO authors' ``NormalizeDs``:
@@ -625,9 +620,9 @@ def load_sklearn(name: str) -> Dataset:
     else:
         bunch = loader()
         features, target = bunch.data, bunch.target
-    X = _zscore(np.asarray(features, dtype=np.float64))
+    X = zscore(np.asarray(features, dtype=np.float64))
     if name in SKLEARN_REGRESSION:
-        y = _zscore(np.asarray(target, dtype=np.float64))
+        y = zscore(np.asarray(target, dtype=np.float64))
         return Dataset(name, np.ascontiguousarray(X), y)
     _, y = np.unique(np.asarray(target), return_inverse=True)
     return Dataset(name, np.ascontiguousarray(X), y.astype(np.int64))
@@ -679,8 +674,8 @@ def openml_dataset(name: str, X: pd.DataFrame, y: pd.Series) -> Dataset:
     features = pd.get_dummies(X, dtype=np.float64).fillna(0.0).to_numpy(dtype=np.float64)
     numeric = pd.api.types.is_numeric_dtype(y.dtype) and not pd.api.types.is_bool_dtype(y.dtype)
     if numeric:
-        target = _zscore(np.asarray(y, dtype=np.float64))
-        return Dataset(name, _zscore(features), target)
+        target = zscore(np.asarray(y, dtype=np.float64))
+        return Dataset(name, zscore(features), target)
     _, labels = np.unique(np.asarray(y).astype(str), return_inverse=True)
     return Dataset(name, features, labels.astype(np.int64))
 

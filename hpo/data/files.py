@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hpo.data.types import Dataset, DatasetError
+from hpo.data.types import Dataset, DatasetError, zscore
 from hpo.tasks import CLASSIFICATION, REGRESSION, TASKS
 
 PREFIX = "file:"
@@ -351,7 +351,6 @@ def load(name: str) -> Dataset:
     """The dataset of ``file:PATH[:COLUMN][?OPTIONS]`` (see the module), its features z-scored
     unless ``standardize:false``; its random streams derive from its :func:`fingerprint`
     without the options."""
-    from hpo.data.catalog import _zscore  # the bundled sets' z-score
 
     check(name)
     path, target = parse(name)
@@ -363,7 +362,7 @@ def load(name: str) -> Dataset:
     frame = _checked_features(path, target, frame, chosen.impute)
     X = pd.get_dummies(frame, dtype=np.float64).to_numpy(dtype=np.float64)
     if chosen.standardize:
-        X = _zscore(np.ascontiguousarray(X))  # row-major, as the bundled sets' sums run
+        X = zscore(np.ascontiguousarray(X))  # row-major, as the bundled sets' sums run
     if task == REGRESSION:
         return Dataset(name, X, y.to_numpy(dtype=np.float64), streams=streams)
     numeric = pd.api.types.is_numeric_dtype(y.dtype) or pd.api.types.is_bool_dtype(y.dtype)
