@@ -9,7 +9,8 @@ Two variants over the same score table (datasets × methods, lower is better):
   adjusted, is at least alpha — the cliques of Benavoli et al. (2016) / Ismail Fawaz et al. (2019).
 
 Drawing uses ``scikit_posthocs.critical_difference_diagram`` on a plain ``matplotlib.figure.Figure``
-(no pyplot state, any backend).
+(no pyplot state, any backend); each method's line and marker are in its style of
+``analysis.figures.method_styles``, as in the report's other figures.
 """
 
 from __future__ import annotations
@@ -51,6 +52,31 @@ def _draw_cd_interval(ax: Axes, start: float, cd: float) -> None:
     ax.text(start + cd / 2, 0, f"CD = {cd:.2f}", ha="center", va="bottom", transform=label_offset)
 
 
+def _style_elbows(
+    artists: dict[str, list], ranks: pd.Series, styles: dict[str, figures.MethodStyle]
+) -> None:
+    """Each method's elbow (the line from its label to its rank) in the method's style
+    (``analysis.figures.method_styles``: as in every other figure of the report), labelled with
+    the method, its marker on the rank axis in place of the library's round one; the labels
+    black."""
+    texts = {
+        fmt.format(label=method, rank=rank): method
+        for method, rank in ranks.items()
+        for fmt in (_LABEL_LEFT, _LABEL_RIGHT)
+    }
+    for elbow, label, marker in zip(
+        artists["elbows"], artists["labels"], artists["markers"], strict=True
+    ):
+        method = texts[label.get_text()]
+        style = styles[method]
+        elbow.set(
+            label=method, linestyle=style.linestyle, marker=style.marker, markevery=[2],
+            markersize=7, clip_on=False, zorder=3,
+        )  # fmt: skip
+        marker.remove()
+        label.set_color("black")  # a pale palette colour is hard to read as text
+
+
 def _draw(
     scores: pd.DataFrame,
     sig_matrix: pd.DataFrame,
@@ -63,7 +89,8 @@ def _draw(
 
     ranks = stats.average_ranks(scores)
     ax = ax if ax is not None else _new_axes(len(ranks))
-    scikit_posthocs.critical_difference_diagram(
+    styles = figures.method_styles(ranks.index)
+    artists = scikit_posthocs.critical_difference_diagram(
         ranks,
         sig_matrix,
         alpha=alpha,
@@ -71,8 +98,9 @@ def _draw(
         label_fmt_left=_LABEL_LEFT,
         label_fmt_right=_LABEL_RIGHT,
         crossbar_props={"color": "black", "linewidth": 2.5},
-        marker_props={"color": "black"},
+        color_palette={method: style.color for method, style in styles.items()},
     )
+    _style_elbows(artists, ranks, styles)
     if show_cd:
         cd = stats.nemenyi_critical_difference(len(ranks), len(scores), alpha)
         _draw_cd_interval(ax, ranks.min(), cd)

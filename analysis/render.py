@@ -1,7 +1,9 @@
 """Rendering every report shares: Markdown and LaTeX tables, CSV files, figure files.
 
 :class:`TableWriter` writes each table as ``tables/<name>.csv`` and ``.tex`` and returns its
-Markdown; :class:`FigureSet` saves figures (PNG + PDF) with the numbers they plot as CSV.
+Markdown; :class:`FigureSet` saves figures (PNG + PDF) with the numbers they plot as CSV. The CSV
+files hold data: the numbers a table shows (:func:`mean_std_cells` gives both, for "mean (std)"
+tables), never Markdown marks (``**bold**`` is the Markdown's and LaTeX's only).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn (--no-fi
     from matplotlib.figure import Figure
 
 MISSING = "missing"
+UNDEFINED = "n/a"  # a statistic that the data do not define (a std of one repetition)
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
 
 
 def markdown(frame: pd.DataFrame) -> str:
@@ -78,7 +82,7 @@ def _latex_escape(text: object) -> str:
     out = str(text)
     for char, escaped in _LATEX_REPLACEMENTS:
         out = out.replace(char, escaped)
-    return re.sub(r"\*\*(.+?)\*\*", r"\\textbf{\1}", out)
+    return _BOLD.sub(r"\\textbf{\1}", out)
 
 
 def latex(frame: pd.DataFrame, caption: str) -> str:
@@ -109,10 +113,11 @@ class TableWriter:
     def __call__(
         self, frame: pd.DataFrame, name: str, caption: str, data: pd.DataFrame | None = None
     ) -> str:
-        """``data`` (default ``frame``) goes to the CSV; ``frame`` to LaTeX and markdown."""
+        """``data`` (default ``frame`` without its ``**bold**`` marks) goes to the CSV; ``frame``
+        to LaTeX and markdown."""
         tables = self.out_dir / "tables"
         tables.mkdir(parents=True, exist_ok=True)
-        (frame if data is None else data).to_csv(tables / f"{name}.csv")
+        (unmarked(frame) if data is None else data).to_csv(tables / f"{name}.csv")
         (tables / f"{name}.tex").write_text(latex(frame, caption))
         return (
             f"{markdown(frame)}\n\n*{caption}* "
@@ -120,9 +125,56 @@ class TableWriter:
         )
 
 
+def unmarked(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` without Markdown's ``**bold**`` marks (in its text cells), for a CSV file."""
+    types = pd.api.types
+    text = [
+        i
+        for i, dtype in enumerate(frame.dtypes)
+        if types.is_object_dtype(dtype) or types.is_string_dtype(dtype)
+    ]
+    if not text:
+        return frame
+    out = frame.copy()
+    for i in text:
+        out.iloc[:, i] = frame.iloc[:, i].map(
+            lambda cell: _BOLD.sub(r"\1", cell) if isinstance(cell, str) else cell
+        )
+    return out
+
+
 def format_number(value: float, digits: int = 2) -> str:
     """``value`` with ``digits`` decimals; :data:`MISSING` for NaN."""
     return MISSING if pd.isna(value) else f"{value:.{digits}f}"
+
+
+def mean_std_cells(
+    means: pd.DataFrame,
+    stds: pd.DataFrame,
+    repetitions: pd.DataFrame | None = None,
+    digits: int = 2,
+    missing: str = MISSING,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A "mean (std)" table (rows × columns of ``means``) and the numbers it shows.
+
+    Returns ``(cells, numbers)``: ``cells`` for Markdown and LaTeX, "mean (std)" with the lowest
+    mean of each row in ``**bold**``, :data:`UNDEFINED` for a NaN std and ``missing`` for a NaN
+    mean; ``numbers`` for the CSV (the ``data`` of :class:`TableWriter`), column ``c`` the
+    means and ``c std`` the stds of each column ``c``, in that order. ``repetitions`` (same
+    shape): a std over fewer than 2 is undefined, NaN in both.
+    """
+    stds = stds.reindex(index=means.index, columns=means.columns)
+    if repetitions is not None:
+        counts = repetitions.reindex(index=means.index, columns=means.columns)
+        stds = stds.where(counts >= 2)
+    shown = stds.map(lambda v: UNDEFINED if pd.isna(v) else f"{v:.{digits}f}")
+    cells = means.map(lambda v: f"{v:.{digits}f}") + " (" + shown + ")"
+    cells = cells.where(means.notna(), missing).astype(object)
+    best = means.eq(means.min(axis=1), axis=0)
+    cells = cells.where(~best, "**" + cells + "**")
+    numbers = pd.concat([means, stds.add_suffix(" std")], axis=1)
+    order = [name for column in means.columns for name in (column, f"{column} std")]
+    return cells, numbers[order]
 
 
 @dataclass

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import layout, load, overtuning, plugins, provenance, render, runs
+from analysis import figures, layout, load, overtuning, plugins, provenance, render, runs
 
 OVERTUNING_CITATION = (
     "Schneider, Bischl & Feurer, *Overtuning in Hyperparameter Optimization*, arXiv 2506.19540 "
@@ -138,11 +138,14 @@ def write_report(
     out_dir: str | Path | None = None,
     fig31_dataset: str | None = None,
     chapter: str | None = None,
+    candidates: list[str] | None = None,
 ) -> Path:
     """Analyse the results folder ``results`` and write the report; returns ``report.md``.
 
     ``chapter``: a registered plug-in name (default: chosen from the results, see
-    ``analysis.plugins.choose_plugin``). ``fig31_dataset``: option of the Chapter-3 plug-in.
+    ``analysis.plugins.choose_plugin``). ``fig31_dataset``: option of the Chapter-3 plug-in;
+    ``candidates``: the benchmark plug-in's (default: those the sweep folder remembers).
+    Every figure draws a method in the same style (``analysis.figures.report_methods``).
     """
     outcomes = load.load_outcomes(results, categorical_names=True)
     out_dir = Path(out_dir) if out_dir is not None else load.default_report_dir(results)
@@ -153,17 +156,18 @@ def write_report(
         outcomes = load.with_string_names(outcomes)
     context = plugins.ReportContext(
         Path(results), outcomes, out_dir, render.TableWriter(out_dir),
-        {"fig31_dataset": fig31_dataset, "dataset_notes": notes},
+        {"fig31_dataset": fig31_dataset, "dataset_notes": notes, "candidates": candidates},
     )  # fmt: skip
     summary = provenance.summarise(outcomes)
     unreadable = outcomes.attrs.get(load.UNREADABLE, {})
-    sections = plugin.sections(context)
-    sections[1:1] = [_top_notes(why, unreadable, summary, notes)]
-    sections += [
-        runs.section(outcomes, context.write),
-        overtuning_section(context, plugin),
-        provenance.section(summary, context.write, unreadable),
-    ]
+    with figures.report_methods(outcomes["method"].unique()):  # one style per method
+        sections = plugin.sections(context)
+        sections[1:1] = [_top_notes(why, unreadable, summary, notes)]
+        sections += [
+            runs.section(outcomes, context.write),
+            overtuning_section(context, plugin),
+            provenance.section(summary, context.write, unreadable),
+        ]
     report = out_dir / "report.md"
     report.write_text("\n".join(sections))
     return report

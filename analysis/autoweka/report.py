@@ -41,6 +41,7 @@ import yaml
 from scipy import stats
 
 from analysis.claims import Claim, MissingInput, Outcome, records_frame, run_claim
+from analysis.figures import method_styles
 from analysis.render import markdown
 from hpo.optimizers.cash_baselines import limited_grid
 
@@ -454,6 +455,7 @@ def trajectory_figure(
     if not datasets:
         return None
     fig, axes = plt.subplots(1, len(datasets), figsize=(5 * len(datasets), 3.6), squeeze=False)
+    styles = method_styles(summaries.method.unique())
     for ax, dataset in zip(axes[0], datasets, strict=True):
         for method in [m for m in (*AUTOWEKA, "random") if m in set(summaries.method)]:
             curves = []
@@ -480,8 +482,9 @@ def trajectory_figure(
                 warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN before a first point
                 median = np.nanmedian(curves, axis=0)
                 low, high = np.nanquantile(curves, 0.1, axis=0), np.nanquantile(curves, 0.9, axis=0)
-            ax.plot(grid, median, label=METHOD_NAMES[method])
-            ax.fill_between(grid, low, high, alpha=0.2)
+            style = styles[method]
+            ax.plot(grid, median, label=METHOD_NAMES[method], **style.line(False))
+            ax.fill_between(grid, low, high, alpha=0.2, color=style.color)
         ax.set_title(dataset)
         ax.set_xlabel("wall seconds")
         ax.set_ylabel("incumbent CV loss (folds evaluated)")

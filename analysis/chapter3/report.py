@@ -430,21 +430,22 @@ def cd_diagrams(inputs: Inputs, out_dir: Path) -> list[str]:
 # ------------------------------------------------------------------------- Appendix B tables
 
 
-def appendix_b_frame(inputs: Inputs, key: load.ScoreKey) -> pd.DataFrame:
-    """ "mean (std)" per dataset × method (bold = lowest mean), with |D_TVS| and repetitions."""
+def appendix_b_frame(inputs: Inputs, key: load.ScoreKey) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """ "mean (std)" per dataset × method (bold = lowest mean), with |D_TVS|, and the numbers
+    it shows (``analysis.render.mean_std_cells``: a method's mean and its ``std`` column)."""
     means = inputs.tables[key]
-    stds = load.score_tables(inputs.errors, "std")[key][means.columns]
-    cells = pd.DataFrame(
-        np.where(
-            means.isna(), "–", means.map("{:.1f}".format) + " (" + stds.map("{:.1f}".format) + ")"
-        ),
-        index=means.index,
-        columns=means.columns,
+    errors = inputs.errors
+    cells, numbers = render.mean_std_cells(
+        means,
+        load.score_tables(errors, "std")[key],
+        load.score_tables(errors, "repetitions")[key],
+        digits=1,
+        missing="–",
     )
-    best = means.eq(means.min(axis=1), axis=0)
-    cells = cells.where(~best, "**" + cells + "**")
-    cells.insert(0, "size of D_TVS", inputs.sizes.reindex(means.index).map(_format_size))
-    return cells.rename_axis("dataset")
+    sizes = inputs.sizes.reindex(means.index)
+    cells.insert(0, "size of D_TVS", sizes.map(_format_size))
+    numbers.insert(0, "size of D_TVS", sizes)
+    return cells.rename_axis("dataset"), numbers.rename_axis("dataset")
 
 
 def _format_size(size: float) -> str:
@@ -454,18 +455,16 @@ def _format_size(size: float) -> str:
 def appendix_b_section(inputs: Inputs, write: render.TableWriter) -> str:
     parts = [
         "## 6. Per-dataset test error, mean (std) over repetitions (Appendix-B style, ours)\n",
-        "Test error in % of the final model; std over repetitions (ddof = 0); **bold** = lowest "
-        "mean on the dataset; – = no finished run. All methods of each part are shown. The "
-        "thesis's Appendix B is not available to us, so there is no thesis column here.\n",
+        "Test error in % of the final model; std over repetitions (ddof = 0; n/a: one "
+        "repetition); **bold** = lowest mean on the dataset; – = no finished run. All methods of "
+        "each part are shown. The thesis's Appendix B is not available to us, so there is no "
+        "thesis column here.\n",
     ]
     for protocol, part in _table_keys(inputs):
         caption = f"Per-dataset test error (%), {load.PROTOCOL_LABELS[protocol]}, part {part}"
         parts.append(f"### {caption}\n")
-        parts.append(
-            write(
-                appendix_b_frame(inputs, (protocol, part)), f"appendix_b_{part}_{protocol}", caption
-            )
-        )
+        cells, numbers = appendix_b_frame(inputs, (protocol, part))
+        parts.append(write(cells, f"appendix_b_{part}_{protocol}", caption, numbers))
     return "\n".join(parts)
 
 

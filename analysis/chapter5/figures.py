@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis.figures import no_data
+from analysis.figures import method_styles, no_data
 from hpo.gp.kernels import Conditional, Kernel, Laplace, SquaredExponential
 from hpo.space.search_space import Space, space_from_config
 
@@ -135,17 +135,13 @@ def figure_5_5(matrices: Mapping[str, np.ndarray]) -> Figure:
 # ----------------------------------------------------------------------------------- Fig 5.7
 
 FIG57_METHODS = ("RS", "SMAC", "GP-matern-ls", "GP-cond-ls", "GP-laplace-ls", "Spearmint")
-_STYLES = {
-    "RS": ("tab:purple", "-"), "SMAC": ("tab:green", "-"), "GP-matern-ls": ("tab:blue", "-"),
-    "GP-cond-ls": ("tab:red", "-"), "GP-laplace-ls": ("tab:orange", "-"),
-    "Spearmint": ("tab:grey", "--"),
-}  # fmt: skip
 
 
 def figure_5_7(curves: Mapping[str, pd.DataFrame], n_datasets: int) -> Figure:
     """Fig 5.7: average rank vs iteration; ``curves["validation"]`` (left) and
     ``curves["test"]`` (right), iteration × method; the methods of :data:`FIG57_METHODS` drawn
-    (ranks are among all the methods of the table)."""
+    (ranks are among all the methods of the table), in the thesis's styles
+    (``analysis.figures.THESIS_STYLES``)."""
     figure = Figure(figsize=(11, 4.2), layout="constrained")
     axes = figure.subplots(1, 2, sharey=True, squeeze=False)[0]
     for ax, (which, title) in zip(
@@ -155,11 +151,11 @@ def figure_5_7(curves: Mapping[str, pd.DataFrame], n_datasets: int) -> Figure:
         if table is None or table.empty:
             no_data(ax, f"{which} curves")
         else:
+            styles = method_styles(table.columns)
             for method in FIG57_METHODS:
                 if method in table.columns:
-                    colour, line = _STYLES[method]
                     values = table[method].dropna()
-                    ax.plot(values.index, values, color=colour, linestyle=line, label=method)
+                    ax.plot(values.index, values, label=method, **styles[method].line(False))
             ax.legend(fontsize=8)
         ax.set_title(f"rank on the incumbent's {title}")
         ax.set_xlabel("iteration")

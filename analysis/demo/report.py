@@ -69,29 +69,29 @@ def title_section(source: Path, outcomes: pd.DataFrame, tables: ScoreTables) -> 
     return "\n".join(lines)
 
 
-def _mean_std(means: pd.DataFrame, stds: pd.DataFrame) -> pd.DataFrame:
-    cells = means.map("{:.2f}".format) + " (" + stds.map("{:.2f}".format) + ")"
-    best = means.eq(means.min(axis=1), axis=0)
-    return cells.where(~best, "**" + cells + "**")
-
-
 def errors_section(tables: ScoreTables, errors: pd.DataFrame, write: render.TableWriter) -> str:
     parts = [
         "## Test error per dataset\n",
-        "Test error in % of the final model: mean (std) over repetitions, **bold** = lowest on "
-        "the dataset; last row: average rank over the datasets (1 = best). Only datasets where "
-        "every method finished are ranked.\n",
+        "Test error in % of the final model: mean (std) over repetitions (n/a: one "
+        "repetition), **bold** = lowest on the dataset; last row: average rank over the datasets "
+        "(1 = best). Only datasets where every method finished are ranked. The CSV holds the "
+        "numbers: per method its mean (or average rank) and a `std` column.\n",
     ]
     stds = load.score_tables(errors, "std")
+    counts = load.score_tables(errors, "repetitions")
     for key, means in tables.items():
         caption = f"Test error (%), {_label(key, list(tables))}"
         kept, dropped = load.complete(means)
-        cells = _mean_std(means, stds[key][means.columns])
+        cells, numbers = render.mean_std_cells(means, stds[key], counts[key])
         if len(kept):
             ranks = stats.average_ranks(kept).reindex(means.columns)
             cells.loc["average rank"] = ranks.map(render.format_number)
+            numbers.loc["average rank"] = ranks  # under each method's mean; its std empty
         parts.append(f"### {caption}\n")
-        parts.append(write(cells.rename_axis("dataset"), f"test_error_{key[0]}_{key[1]}", caption))
+        name = f"test_error_{key[0]}_{key[1]}"
+        parts.append(
+            write(cells.rename_axis("dataset"), name, caption, numbers.rename_axis("dataset"))
+        )
         if dropped:
             parts.append(f"Not ranked (a method has no finished run): {_listing(dropped)}.\n")
     return "\n".join(parts)
@@ -192,8 +192,10 @@ def figures_section(outcomes: pd.DataFrame, tables: ScoreTables, out_dir: Path) 
             partial(convergence_figure, errors, ranks, labels),
             "convergence",
             "Mean test error of the incumbent (top) and average rank (bottom, at t = 6k and the "
-            "last t) against the number of evaluations; colour = base optimiser, dashed = "
-            "reshuffled (-r). A method that stopped early keeps its last choice in the ranks.",
+            "last t) against the number of evaluations; each method in its own colour, line "
+            "style and marker, the same in the CD diagrams (the thesis's methods in the thesis's "
+            "colours, dashed = reshuffled -r). A method that stopped early keeps its last choice "
+            "in the ranks.",
             {
                 **{f"error_{k[0]}_{k[1]}": e for k, e in errors.items()},
                 **{f"rank_{k[0]}_{k[1]}": r for k, r in ranks.items()},

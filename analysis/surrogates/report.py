@@ -16,6 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis.claims import claims_display, records_frame, run_claim
+from analysis.figures import method_styles
 from analysis.plugins import ReportContext
 from analysis.render import FigureSet, format_number
 from analysis.surrogates import ard, claims, data, seed, svm
@@ -141,9 +142,10 @@ def convergence_figure(by_iteration: pd.DataFrame, by_epochs: pd.DataFrame, labe
         (axes[0], by_iteration, "evaluations"),
         (axes[1], by_epochs, "epochs trained (cumulative)"),
     ):
+        styles = method_styles(table.columns)
         for method in [m for m in data.SEED_ORDER if m in table.columns]:
             values = table[method].dropna()
-            ax.plot(values.index, values.to_numpy(), label=method)
+            ax.plot(values.index, values.to_numpy(), label=method, **styles[method].line(False))
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(xlabel)

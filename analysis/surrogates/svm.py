@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from analysis.figures import method_styles
 from analysis.render import format_number
 
 PART = "svm"
@@ -71,13 +72,14 @@ def figure(frame: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
     fig = Figure(figsize=(4 * columns, 3 * rows), layout="constrained")
     axes = np.atleast_1d(fig.subplots(rows, columns, squeeze=False)).ravel()
     plotted = []
+    styles = method_styles(frame["method"].unique())
     for ax, dataset in zip(axes, datasets, strict=False):
         subset = frame[frame["dataset"] == dataset]
         positive = subset.loc[subset["seconds"] > 0, "seconds"]
         grid = np.geomspace(positive.min(), subset["seconds"].max(), 50)
         for method in [m for m in METHODS if m in set(subset["method"])]:
             median = _step_median(subset[subset["method"] == method], grid)
-            ax.plot(grid, median, label=method)
+            ax.plot(grid, median, label=method, **styles[method].line(False))
             plotted.append(pd.DataFrame({"dataset": dataset, "method": method, "seconds": grid,
                                          "median test error": median}))  # fmt: skip
         ax.set_xscale("log")
