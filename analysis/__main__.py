@@ -41,6 +41,15 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="dataset of Fig 3.1 (default: the smoke profile's first dataset)",
     )
+    parser.add_argument(
+        "--candidates",
+        nargs="+",
+        default=None,
+        metavar="METHOD",
+        help="the benchmark report's candidates, as the results name them or by their method "
+        "file's name (default: those the sweep folder remembers; every other method is a "
+        "baseline)",
+    )
     drawn = parser.add_mutually_exclusive_group()
     drawn.add_argument(
         "--no-pdf",
@@ -66,7 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         suffixes = () if args.no_figures else ("png",) if args.no_pdf else ("png", "pdf")
         with figures.formats(*suffixes):
-            report = write_report(args.results, args.out, args.fig31_dataset, args.chapter)
+            report = write_report(
+                args.results, args.out, args.fig31_dataset, args.chapter, args.candidates
+            )
     except (FileNotFoundError, PooledLabelError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -67,6 +67,10 @@ class ChapterPlugin:
     categorical_names: bool = False
 
 
+# Plug-ins that are no study's: never chosen by the methods they know.
+GENERIC = ("benchmark", "demo")
+
+
 def get_plugin(name: str) -> ChapterPlugin:
     """The registered plug-in ``name`` (ValueError naming the choices otherwise)."""
     if name not in REGISTRY:
@@ -90,11 +94,15 @@ def choose_plugin(
     experiment = _named_experiment(outcomes)
     if experiment in REGISTRY:
         return get_plugin(experiment), f"plug-in `{experiment}`: the results' experiment column"
-    methods = set(outcomes["method"].unique())
-    overlap = {name: len(methods & get_plugin(name).methods) for name in REGISTRY}
-    best = max(overlap, key=overlap.get)
+    methods = {str(m) for m in outcomes["method"].unique()}
     why = "unknown" if experiment is None else f"`{experiment}`, which has no plug-in"
-    return get_plugin(best), (
-        f"plug-in `{best}`: experiment {why}; its methods match {overlap[best]} of the "
-        f"{len(methods)} methods in the results"
+    studies = [n for n in REGISTRY if n not in GENERIC and methods <= get_plugin(n).methods]
+    if studies:  # a study's report only for its own methods: no cell of it left missing
+        return get_plugin(studies[0]), (
+            f"plug-in `{studies[0]}`: experiment {why}; it knows all {len(methods)} methods "
+            "in the results"
+        )
+    return get_plugin("benchmark"), (
+        f"plug-in `benchmark`: experiment {why}; no study's report knows all "
+        f"{len(methods)} methods in the results, so every method is ranked beside the others"
     )

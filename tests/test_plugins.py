@@ -20,11 +20,20 @@ def test_experiment_column_names_the_plugin() -> None:
     assert plugin.name == "chapter3" and "experiment column" in why
 
 
-def test_unknown_or_absent_experiment_falls_back_to_matching_methods() -> None:
+def test_unknown_or_absent_experiment_falls_back_to_a_study_that_knows_every_method() -> None:
     for experiment in (None, "my-study"):
-        plugin, why = plugins.choose_plugin(outcomes(["gp", "rs", "new"], experiment))
+        plugin, why = plugins.choose_plugin(outcomes(["gp", "rs"], experiment))
         assert plugin.name == "chapter3"
-        assert "match 2 of the 3 methods" in why
+        assert "knows all 2 methods" in why
+
+
+def test_a_method_no_study_knows_gets_the_benchmark_report_not_missing_cells() -> None:
+    """An own optimizer beside two of Chapter 3's: Chapter 3's report would leave its cells
+    missing and drop it from the ranks; the benchmark report ranks every method."""
+    for experiment in (None, "my-study"):
+        plugin, why = plugins.choose_plugin(outcomes(["gp", "rs", "my_de"], experiment))
+        assert plugin.name == "benchmark"
+        assert "no study's report knows all 3 methods" in why
 
 
 def test_the_demo_has_its_own_plugin() -> None:

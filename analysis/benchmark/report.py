@@ -2,7 +2,8 @@
 
 Entry point: :func:`sections`, called by the engine (``analysis.report.write_report``) through
 the plug-in ``analysis.benchmark.PLUGIN``. The candidates are the ones the sweep folder remembers
-(``candidates.json``, written by ``--candidates``); every other method is a baseline.
+(``candidates.json``, written by ``--candidates``), or those ``python -m analysis --candidates``
+names; every other method is a baseline.
 """
 
 from __future__ import annotations
@@ -167,7 +168,8 @@ def timing_section(source: Path, write: render.TableWriter) -> str:
 def sections(context: ReportContext) -> list[str]:
     """The benchmark's sections, title first (the engine adds runs, overtuning and provenance)."""
     outcomes = context.outcomes
-    candidates = _method_names(outcomes, candidates_of(context.source))
+    named = context.options.get("candidates") or candidates_of(context.source)
+    candidates = _method_names(outcomes, list(named))
     errors, tables = error_tables(outcomes)
     return [
         title_section(context.source, outcomes, candidates),
