@@ -69,7 +69,9 @@ def remaining(elapsed: float, done: int, total: int) -> str:
 
 class StatusLines:
     """A context manager printing ``describe()`` to ``stream`` every ``interval`` seconds (first
-    line after one interval), flushed; the thread ends with the block."""
+    line after one interval), flushed; the thread ends with the block, and a block that ends
+    without an error prints one last line (a run shorter than the interval says where it
+    ended)."""
 
     def __init__(
         self, describe: Callable[[], str], interval: float, stream: TextIO | None = None
@@ -95,6 +97,8 @@ class StatusLines:
     ) -> None:
         self._stop.set()
         self._thread.join()
+        if kind is None:
+            print(self.describe(), file=self.stream, flush=True)
 
 
 class RunProgress:

@@ -217,3 +217,20 @@ def test_a_signal_during_a_long_c_call_ends_the_run_after_its_clean_up(
     assert process.returncode == 130
     assert err == "interrupted (SIGINT): cleaned up by the watchdog\n"
     assert marker.read_text() == "cleaned"
+
+
+def test_a_block_shorter_than_the_interval_still_says_where_it_ended() -> None:
+    """Off a terminal a run faster than the progress interval printed no line past its start;
+    the last line now comes when the block ends, and none after an error."""
+    import io
+
+    from experiments.progress import StatusLines
+
+    stream = io.StringIO()
+    with StatusLines(lambda: "30/30 evaluations", 60.0, stream):
+        pass
+    assert stream.getvalue() == "30/30 evaluations\n"
+    failed = io.StringIO()
+    with pytest.raises(RuntimeError), StatusLines(lambda: "never", 60.0, failed):
+        raise RuntimeError("stop")
+    assert failed.getvalue() == ""
