@@ -54,6 +54,7 @@ from analysis import layout
 from analysis.layout import RESULTS_ROOT
 from experiments.compose import compose_config, override
 from experiments.config import UsageError, check_task, group_choices, spec_from_config
+from experiments.interrupt import Interrupted, raise_on_signals
 from experiments.progress import StatusLines, duration, interval_seconds, on_terminal, remaining
 from experiments.queue import job_states, this_job
 from experiments.results import ensure_writable, inspect_results_file, run_filename, set_aside
@@ -405,10 +406,15 @@ def execute(
         run.marker_path.unlink(missing_ok=True)
         return "skipped", 0.0
     started = time.perf_counter()
+    interrupted = False
     try:
         limit_memory(max_memory_gb)
         data = _dataset(run.spec.dataset, data_dir)
         run_and_save(run.spec, run.path, data=data)
+    except (KeyboardInterrupt, Interrupted) as stop:  # Ctrl-C: not the run's failure
+        interrupted = True
+        _mark_interrupted(run.marker_path, getattr(stop, "signal", None))
+        raise
     except Exception as err:  # noqa: BLE001 - every error of a run is recorded, not raised
         if _ends_the_job(err):
             raise
@@ -425,8 +431,37 @@ def execute(
         run.failure_path.unlink(missing_ok=True)
         status = "done"
     finally:
-        run.marker_path.unlink(missing_ok=True)
+        if not interrupted:
+            run.marker_path.unlink(missing_ok=True)
     return status, time.perf_counter() - started
+
+
+INTERRUPTED = "interrupted"  # a .running marker's key: the sweep was stopped by a signal
+
+
+def _mark_interrupted(marker: Path, signal_name: object = None) -> None:
+    """Keep ``marker`` as the record of a run a signal stopped (``status``: interrupted; the next
+    sweep runs it again), not of a worker that died."""
+    record = _read_record(marker)
+    if record:
+        name = getattr(signal_name, "name", None) or "SIGINT"
+        _write_json_atomic(marker, {**record, INTERRUPTED: name})
+
+
+def mark_interrupted(runs: Sequence[PlannedRun], signal_name: str) -> int:
+    """After this sweep was stopped by ``signal_name``: mark the runs its own workers (this
+    process or its children) were running as interrupted; another sweep's runs on the same
+    folder are left alone. Returns how many."""
+    ours = {os.getpid()}
+    marked = 0
+    for run in runs:
+        record = _read_record(run.marker_path)
+        if record.get("host") != socket.gethostname() or run.path.exists():
+            continue
+        if record.get("pid") in ours or record.get("parent") in ours:
+            _write_json_atomic(run.marker_path, {**record, INTERRUPTED: signal_name})
+            marked += 1
+    return marked
 
 
 def _ends_the_job(err: BaseException) -> bool:
@@ -452,7 +487,12 @@ def set_aside_invalid(runs: Sequence[PlannedRun]) -> list[str]:
 
 def _worker_record() -> dict[str, Any]:
     """Who this worker is: host, pid, start time and, under SLURM, its job."""
-    record = {"host": socket.gethostname(), "pid": os.getpid(), "started": time.time()}
+    record = {
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "parent": os.getppid(),  # the sweep whose worker this is (its Ctrl-C marks the run)
+        "started": time.time(),
+    }
     job = this_job()
     return {**record, "slurm_job": job} if job else record
 
@@ -532,6 +572,9 @@ def _record_dead_workers(runs: Sequence[PlannedRun]) -> int:
     deaths = _dead_markers(runs)
     for run in runs:
         if run.path not in deaths:
+            continue
+        if _read_record(run.marker_path).get(INTERRUPTED):  # stopped on purpose: run it again
+            run.marker_path.unlink(missing_ok=True)
             continue
         if not run.path.exists():  # died during the run (a death after it finished: no failure)
             _write_json_atomic(run.failure_path, {"run": str(run.path), "error": deaths[run.path]})
@@ -658,6 +701,9 @@ def status(runs: Sequence[PlannedRun]) -> pd.DataFrame:
             state, error = "corrupt", problem
         elif run.path.exists():
             state, error = "done", ""
+        elif (stopped := _read_record(run.marker_path).get(INTERRUPTED)) and run.path in dead:
+            state = "interrupted"
+            error = f"the sweep was stopped ({stopped}); the same command runs it again"
         elif run.path in dead:
             state, error = "failed", dead[run.path]
         elif run.marker_path.exists():
@@ -811,8 +857,9 @@ def check_data(runs: Sequence[PlannedRun], data_dir: str | None) -> None:
 
 def _print_status(frame: pd.DataFrame) -> None:
     states = ["done", "failed", "corrupt", "missing", "waiting"]
-    if (frame["state"] == "running").any():
-        states.insert(3, "running")
+    for state in ("running", "interrupted"):  # named only where there is one
+        if (frame["state"] == state).any():
+            states.insert(3, state)
     counts = frame["state"].value_counts().reindex(states, fill_value=0)
     print(f"{len(frame)} runs: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
     failed = frame[frame["state"].isin(["failed", "corrupt"])]
@@ -891,17 +938,31 @@ def _main(argv: list[str] | None = None) -> int:
                 args.experiment, args.profile, args.results_root, args.data_dir
             ).items():
                 print(f"{name}: {note}")
-            runs, counts = run_all(
-                args.experiment,
-                args.profile,
-                args.results_root,
-                args.data_dir,
-                args.shard,
-                args.n_shards,
-                parts,
-                n_jobs=args.jobs,
-                max_memory_gb=args.max_memory_gb,
-            )
+            try:
+                runs, counts = run_all(
+                    args.experiment,
+                    args.profile,
+                    args.results_root,
+                    args.data_dir,
+                    args.shard,
+                    args.n_shards,
+                    parts,
+                    n_jobs=args.jobs,
+                    max_memory_gb=args.max_memory_gb,
+                )
+            except (Interrupted, KeyboardInterrupt) as stop:
+                signal_name = stop.signal.name if isinstance(stop, Interrupted) else "SIGINT"
+                code = stop.exit_code if isinstance(stop, Interrupted) else 130
+                marked = mark_interrupted(runs, signal_name)
+                finished = sum(run.path.exists() for run in runs)
+                print(
+                    f"interrupted ({signal_name}): {finished} of {len(runs)} runs finished are "
+                    f"kept, {marked} stopped mid-run marked interrupted; run the same command "
+                    "to go on",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                return code
             print(f"finished: {counts}")
             _print_status(status(runs))
             return 1 if counts["failed"] else 0
@@ -920,6 +981,8 @@ def _main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    # A signal is one line and exit 130 (SIGINT) or 143 (SIGTERM), as for a single run.
+    raise_on_signals()
     # Workers unpickle functions by module name: use the importable module, not ``__main__``.
     from experiments import sweep
 

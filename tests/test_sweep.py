@@ -216,3 +216,45 @@ def test_parts_option_restricts_the_command_to_the_named_parts(
     assert sweep_main(["run", *common, "--parts", "c"]) == 2
     assert "unknown part 'c'; valid: a, b" in capsys.readouterr().err
     assert not (tmp_path / "two").exists()  # nothing written
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_sweep_stopped_by_a_signal_ends_in_one_line_and_says_interrupted(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    """Ctrl-C (or SIGTERM) of a sweep: one line, the shell's code, the finished runs kept, the
+    runs stopped mid-run shown as interrupted (not as a worker that died), and the same command
+    goes on to the end."""
+    experiment = tmp_path / "slow.yaml"
+    experiment.write_text(SLOW_EXPERIMENT)
+    root = tmp_path / "stopped"
+    runs = plan(str(experiment), None, root)
+    command = _sweep_command(root, str(experiment))
+    process = subprocess.Popen(
+        command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.time() + 120
+    while sum(r.path.exists() for r in runs) < 2 and time.time() < deadline:
+        time.sleep(0.02)
+    process.send_signal(signum)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 128 + int(signum), stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith(f"interrupted ({signal.Signals(signum).name}): ") and (
+        "run the same command to go on" in last
+    ), stderr
+    assert "Traceback" not in stderr, stderr
+    frame = status(runs)
+    assert not frame["error"].str.contains("worker died").any(), frame
+    assert set(frame["state"]) <= {"done", "missing", "interrupted"}, frame
+    shown = subprocess.run(
+        [sys.executable, "-m", "experiments.sweep", "status", str(experiment),
+         "--results-root", str(root)],
+        cwd=REPO, capture_output=True, text=True,
+    )  # fmt: skip
+    interrupted = int((frame["state"] == "interrupted").sum())
+    assert interrupted == 0 or f"{interrupted} interrupted" in shown.stdout, shown.stdout
+    resumed = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert set(status(runs)["state"]) == {"done"}
