@@ -133,16 +133,18 @@ def plan(
     profile: str | None = None,
     results_root: Path = RESULTS_ROOT,
     data_dir: str | None = None,
+    candidates: tuple[list[str], list[str]] | None = None,
 ) -> list[PlannedRun]:
     """Every run of ``experiment``/``profile`` (default: its first profile), in a stable order,
-    shared runs merged."""
+    shared runs merged; a benchmark's candidates those its folder remembers, or ``candidates``
+    ((names, search path), :func:`checked_candidates`: a dry run's, never written)."""
     config = load_experiment(experiment)
     profile = _profile(config, profile)
     name = config.get("name", experiment)
     runs_dir = layout.sweep_dir(name, profile, results_root) / layout.RUNS
     planned: list[PlannedRun] = []
     sweep_folder = layout.sweep_dir(name, profile, results_root)
-    added, paths = read_candidates(sweep_folder), read_search_path(sweep_folder)
+    added, paths = candidates or (read_candidates(sweep_folder), read_search_path(sweep_folder))
     for part, settings in _parts(config, profile):
         if settings.get("candidates"):
             settings = {**settings, "methods": _unique([*settings["methods"], *added])}
@@ -187,18 +189,16 @@ def read_search_path(folder: Path) -> list[str]:
     return _candidates_record(folder)["search_path"]
 
 
-def add_candidates(
+def checked_candidates(
     experiment: str,
     profile: str | None,
     names: Sequence[str],
     results_root: Path = RESULTS_ROOT,
     search_path: Sequence[str] = (),
-) -> list[str]:
-    """Add optimizer configs ``names`` to the parts of ``experiment`` marked ``candidates:
-    true`` (a benchmark), found in ``conf/optimizer/`` or on ``search_path`` (a package's own
-    ``conf/``), remembered in its sweep folder so that later commands (``run``, ``status``, a
-    cluster shard, the report) plan the same runs; returns every candidate. An unknown
-    optimizer, or an experiment without such parts, is one line."""
+) -> tuple[list[str], list[str]]:
+    """(every candidate, the search path): those the sweep folder remembers with ``names``
+    added, each found in ``conf/optimizer/`` or on ``search_path``; writes nothing. An unknown
+    optimizer, or an experiment without parts marked ``candidates: true``, is one line."""
     config = load_experiment(experiment)
     profile = _profile(config, profile)
     if not any(settings.get("candidates") for _, settings in _parts(config, profile)):
@@ -209,7 +209,25 @@ def add_candidates(
     for name in names:
         if name not in choices:
             raise UsageError(_unknown("optimizer", name, choices))
-    every = _unique([*read_candidates(folder), *names])
+    return _unique([*read_candidates(folder), *names]), paths
+
+
+def add_candidates(
+    experiment: str,
+    profile: str | None,
+    names: Sequence[str],
+    results_root: Path = RESULTS_ROOT,
+    search_path: Sequence[str] = (),
+) -> list[str]:
+    """Add optimizer configs ``names`` to the parts of ``experiment`` marked ``candidates:
+    true`` (a benchmark) (:func:`checked_candidates`), remembered in its sweep folder so that
+    later commands (``run``, ``status``, a cluster shard, the report) plan the same runs;
+    returns every candidate."""
+    every, paths = checked_candidates(experiment, profile, names, results_root, search_path)
+    config = load_experiment(experiment)
+    folder = layout.sweep_dir(
+        config.get("name", experiment), _profile(config, profile), results_root
+    )
     folder.mkdir(parents=True, exist_ok=True)
     _write_json_atomic(folder / layout.CANDIDATES, {"optimizers": every, "search_path": paths})
     return every
@@ -905,12 +923,18 @@ def _main(argv: list[str] | None = None) -> int:
         args.shard = args.shard or 0
         if not 0 <= args.shard < args.n_shards:
             raise UsageError(f"shard must be in [0, {args.n_shards}), got {args.shard}")
+        extra = None
         if args.candidates:
             names = [n for n in args.candidates.split(",") if n]
             paths = [p for p in args.search_path.split(",") if p]
-            add_candidates(args.experiment, args.profile, names, args.results_root, paths)
+            if args.command == "run":  # remembered: later commands plan the same runs
+                add_candidates(args.experiment, args.profile, names, args.results_root, paths)
+            else:  # a dry run (plan, cost, status) writes nothing a later run would read
+                extra = checked_candidates(
+                    args.experiment, args.profile, names, args.results_root, paths
+                )
         runs = of_parts(
-            plan(args.experiment, args.profile, args.results_root, args.data_dir), parts
+            plan(args.experiment, args.profile, args.results_root, args.data_dir, extra), parts
         )
         if args.command == "cost":  # the whole sweep, as a cluster submission of n_shards jobs
             from experiments.cluster import print_cost

@@ -12,6 +12,7 @@ import yaml
 
 from analysis.report import write_report
 from experiments.config import UsageError
+from experiments.sweep import _main as sweep_main
 from experiments.sweep import add_candidates, load_experiment, plan, read_candidates, run_all
 
 TINY = {
@@ -97,3 +98,14 @@ def test_an_outside_packages_optimizer_is_benchmarked(
     report = write_report(root / "benchmark" / "smoke", chapter="benchmark").read_text()
     assert "Candidates: my_local_search; baselines: grid, rs." in report
     assert "| my_local_search | rs |" in report
+
+
+def test_a_dry_run_with_candidates_plans_them_and_writes_nothing(tiny: str, tmp_path: Path) -> None:
+    """``sweep plan --candidates`` shows the candidates' runs but remembers nothing: a later
+    plan without them has the baselines only; ``run`` remembers them."""
+    root = tmp_path / "results"
+    command = ["plan", tiny, "--profile", "smoke", "--results-root", str(root)]
+    assert sweep_main([*command, "--candidates", "cma"]) == 0
+    assert not list(root.rglob("*.json"))
+    assert len(plan(tiny, "smoke", root)) == 6
+    assert len(plan(tiny, "smoke", root, candidates=(["cma"], []))) == 9
