@@ -199,6 +199,17 @@ def checked_candidates(
     """(every candidate, the search path): those the sweep folder remembers with ``names``
     added, each found in ``conf/optimizer/`` or on ``search_path``; writes nothing. An unknown
     optimizer, or an experiment without parts marked ``candidates: true``, is one line."""
+    return _checked_candidates(experiment, profile, names, results_root, search_path)[:2]
+
+
+def _checked_candidates(
+    experiment: str,
+    profile: str | None,
+    names: Sequence[str],
+    results_root: Path,
+    search_path: Sequence[str],
+) -> tuple[list[str], list[str], Path]:
+    """:func:`checked_candidates` and the sweep folder that remembers them."""
     config = load_experiment(experiment)
     profile = _profile(config, profile)
     if not any(settings.get("candidates") for _, settings in _parts(config, profile)):
@@ -209,7 +220,7 @@ def checked_candidates(
     for name in names:
         if name not in choices:
             raise UsageError(_unknown("optimizer", name, choices))
-    return _unique([*read_candidates(folder), *names]), paths
+    return _unique([*read_candidates(folder), *names]), paths, folder
 
 
 def add_candidates(
@@ -223,10 +234,8 @@ def add_candidates(
     true`` (a benchmark) (:func:`checked_candidates`), remembered in its sweep folder so that
     later commands (``run``, ``status``, a cluster shard, the report) plan the same runs;
     returns every candidate."""
-    every, paths = checked_candidates(experiment, profile, names, results_root, search_path)
-    config = load_experiment(experiment)
-    folder = layout.sweep_dir(
-        config.get("name", experiment), _profile(config, profile), results_root
+    every, paths, folder = _checked_candidates(
+        experiment, profile, names, results_root, search_path
     )
     folder.mkdir(parents=True, exist_ok=True)
     _write_json_atomic(folder / layout.CANDIDATES, {"optimizers": every, "search_path": paths})
@@ -431,7 +440,7 @@ def execute(
         run_and_save(run.spec, run.path, data=data)
     except (KeyboardInterrupt, Interrupted) as stop:  # Ctrl-C: not the run's failure
         interrupted = True
-        _mark_interrupted(run.marker_path, getattr(stop, "signal", None))
+        _mark_interrupted(run.marker_path, signal_name(stop))
         raise
     except Exception as err:  # noqa: BLE001 - every error of a run is recorded, not raised
         if _ends_the_job(err):
@@ -457,17 +466,24 @@ def execute(
 INTERRUPTED = "interrupted"  # a .running marker's key: the sweep was stopped by a signal
 
 
-def _mark_interrupted(marker: Path, signal_name: object = None) -> None:
-    """Keep ``marker`` as the record of a run a signal stopped (``status``: interrupted; the next
-    sweep runs it again), not of a worker that died."""
+def signal_name(stop: BaseException) -> str:
+    """The signal that stopped the sweep: an :class:`Interrupted`'s, else SIGINT (a
+    ``KeyboardInterrupt``, as in a worker, where no handler turns signals into Interrupted)."""
+    return stop.signal.name if isinstance(stop, Interrupted) else "SIGINT"
+
+
+def _mark_interrupted(marker: Path, name: str) -> bool:
+    """Keep ``marker`` as the record of a run the signal ``name`` stopped (``status``:
+    interrupted; the next sweep runs it again), not of a worker that died; whether there was a
+    record to mark."""
     record = _read_record(marker)
     if record:
-        name = getattr(signal_name, "name", None) or "SIGINT"
         _write_json_atomic(marker, {**record, INTERRUPTED: name})
+    return bool(record)
 
 
-def mark_interrupted(runs: Sequence[PlannedRun], signal_name: str) -> int:
-    """After this sweep was stopped by ``signal_name``: mark the runs its own workers (this
+def mark_interrupted(runs: Sequence[PlannedRun], name: str) -> int:
+    """After this sweep was stopped by the signal ``name``: mark the runs its own workers (this
     process or its children) were running as interrupted; another sweep's runs on the same
     folder are left alone. Returns how many."""
     ours = {os.getpid()}
@@ -477,8 +493,7 @@ def mark_interrupted(runs: Sequence[PlannedRun], signal_name: str) -> int:
         if record.get("host") != socket.gethostname() or run.path.exists():
             continue
         if record.get("pid") in ours or record.get("parent") in ours:
-            _write_json_atomic(run.marker_path, {**record, INTERRUPTED: signal_name})
-            marked += 1
+            marked += _mark_interrupted(run.marker_path, name)
     return marked
 
 
@@ -975,12 +990,12 @@ def _main(argv: list[str] | None = None) -> int:
                     max_memory_gb=args.max_memory_gb,
                 )
             except (Interrupted, KeyboardInterrupt) as stop:
-                signal_name = stop.signal.name if isinstance(stop, Interrupted) else "SIGINT"
+                name = signal_name(stop)
                 code = stop.exit_code if isinstance(stop, Interrupted) else 130
-                marked = mark_interrupted(runs, signal_name)
+                marked = mark_interrupted(runs, name)
                 finished = sum(run.path.exists() for run in runs)
                 print(
-                    f"interrupted ({signal_name}): {finished} of {len(runs)} runs finished are "
+                    f"interrupted ({name}): {finished} of {len(runs)} runs finished are "
                     f"kept, {marked} stopped mid-run marked interrupted; run the same command "
                     "to go on",
                     file=sys.stderr,

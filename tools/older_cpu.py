@@ -44,15 +44,12 @@ def numpy_features_above_v2() -> list[str]:
     return [name for name, present in __cpu_features__.items() if present and name not in X86_64_V2]
 
 
-def unknown_family(family: str) -> str:
-    """The one line that refuses ``family``."""
-    return f"unknown OpenBLAS family {family!r}; valid choices: {', '.join(FAMILIES)}"
-
-
 def older_cpu_environment(family: str) -> dict[str, str]:
     """The variables that make NumPy, OpenBLAS, numba and PyTorch run as on an older CPU."""
     if family not in FAMILIES:
-        raise ValueError(unknown_family(family))
+        raise ValueError(
+            f"unknown OpenBLAS family {family!r}; valid choices: {', '.join(FAMILIES)}"
+        )
     return {
         "NPY_DISABLE_CPU_FEATURES": " ".join(numpy_features_above_v2()),
         "OPENBLAS_CORETYPE": family,
@@ -70,12 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("no command given: python tools/older_cpu.py -- COMMAND [ARGS …]")
-    if args.family not in FAMILIES:
-        print(f"error: {unknown_family(args.family)}", file=sys.stderr)
+    try:
+        extra = older_cpu_environment(args.family)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
         return 2
     env = dict(os.environ)
     if platform.machine() in ("x86_64", "AMD64"):
-        extra = older_cpu_environment(args.family)
         env.update(extra)
         disabled = extra["NPY_DISABLE_CPU_FEATURES"] or "nothing (no feature above x86-64-v2)"
         print(
