@@ -155,9 +155,10 @@ def assemble(
     for row_type, rows in (stage_rows or {}).items():
         parts.append(rows.assign(row_type=row_type, method=spec.run_method, rule=pd.NA))
     table = pd.concat(parts, ignore_index=True, sort=False)
+    digest = config_hash(spec)  # once: the identity fingerprints the outside code and data file
     identity = {
         "run_id": f"{spec.run_method}:{spec.dataset}:{spec.protocol_name}:{spec.seed}:"
-        f"{spec.repetition}:{config_hash(spec)}",
+        f"{spec.repetition}:{digest}",
         "run_method": spec.run_method,
         "experiment": spec.experiment,
         "optimizer": spec.optimizer,
@@ -171,7 +172,7 @@ def assemble(
         "repetition": spec.repetition,
         "status": "ok",
         "distinct_valid_losses": int(trace["valid_loss"].nunique()),  # 1: stuck on a plateau
-        "config_hash": config_hash(spec),
+        "config_hash": digest,
         "method_hash": method_hash(spec),
         "schema_version": SCHEMA_VERSION,
         **run_provenance(spec),
