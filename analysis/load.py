@@ -179,14 +179,13 @@ def check_one_method_per_label(outcomes: pd.DataFrame) -> None:
     known = outcomes.dropna(subset=["method_hash"])
     if known.empty:
         return
-    counts = known.groupby(keys, observed=True, sort=True)["method_hash"].nunique()
+    groups = known.groupby(keys, observed=True, sort=True)["method_hash"]
+    counts = groups.nunique()
     pooled = counts[counts > 1]
     if pooled.empty:
         return
     where = dict(zip(keys, pooled.index[0], strict=True))
-    hashes = sorted(
-        known.loc[(known[keys] == pd.Series(where)).all(axis=1), "method_hash"].astype(str).unique()
-    )
+    hashes = sorted(groups.get_group(pooled.index[0]).astype(str).unique())
     raise PooledLabelError(
         f"label {where['method']!r} names {len(hashes)} different methods on dataset "
         f"{where.get('dataset')!r} (method hashes {', '.join(hashes)}: their settings or outside "

@@ -497,8 +497,7 @@ def label_overrides(overrides: Sequence[str]) -> list[tuple[str, str]]:
         if not key.startswith("optimizer.") or key.startswith(LABEL_NEUTRAL_KEYS):
             continue
         name = key.removeprefix(OPEN_SETTINGS).removeprefix("optimizer.")
-        if name.endswith("._target_") or name == "_target_":
-            name = name.removesuffix("._target_") or "_target_"
+        name = name.removesuffix("._target_")  # a class by the setting that holds it
         if re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\.[A-Z]\w*", value):  # a class's path
             value = value.rsplit(".", 1)[-1]
         found.append((name, value))
