@@ -41,6 +41,8 @@ changed file is another dataset.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -188,35 +190,35 @@ def _read(path: Path, columns: list[str] | None = None) -> pd.DataFrame:
         )
     if not path.is_file():
         raise DatasetError(f"dataset file {str(path)!r} not found")
-    try:
+    with _read_errors(path):
         if kind == "csv":
             return pd.read_csv(path, usecols=columns)
         return pd.read_parquet(path, columns=columns)
+
+
+@contextmanager
+def _read_errors(path: Path) -> Iterator[None]:
+    """A read of ``path`` that fails is one line: an empty file says what to write, any other
+    error (a column the file lacks, a malformed or unreadable file) says why."""
+    try:
+        yield
     except pd.errors.EmptyDataError as err:
-        raise _empty(path) from err
-    except (ValueError, OSError) as err:  # a column the file lacks, a malformed file, …
+        raise DatasetError(
+            f"dataset file {str(path)!r} is empty; write a header row of column names, then the "
+            "rows, comma separated"
+        ) from err
+    except (ValueError, OSError) as err:
         raise DatasetError(f"dataset file {str(path)!r} cannot be read: {_one_line(err)}") from err
-
-
-def _empty(path: Path) -> DatasetError:
-    return DatasetError(
-        f"dataset file {str(path)!r} is empty; write a header row of column names, then the "
-        "rows, comma separated"
-    )
 
 
 def _header(path: Path) -> list[str]:
     """The column names, without reading the rows."""
-    try:
+    with _read_errors(path):
         if SUFFIXES[path.suffix.lower()] == "parquet":
             import pyarrow.parquet as pq
 
             return list(pq.read_schema(path).names)
         return list(pd.read_csv(path, nrows=0).columns)
-    except pd.errors.EmptyDataError as err:
-        raise _empty(path) from err
-    except (ValueError, OSError) as err:  # a malformed or unreadable file
-        raise DatasetError(f"dataset file {str(path)!r} cannot be read: {_one_line(err)}") from err
 
 
 def check(name: str) -> None:
