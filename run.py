@@ -41,8 +41,8 @@ from experiments.config import (
 from experiments.journal import Journal, check_journaled, journal_path
 from experiments.progress import interval_seconds
 from experiments.results import run_filename
-from experiments.runner import RunSpec
 from experiments.single import footnotes, prepare, run_and_save, summarize
+from experiments.spec import RunSpec
 from hpo.data.catalog import DatasetError
 
 

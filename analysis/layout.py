@@ -20,6 +20,7 @@ A run file is ``<method>__<protocol>__seed<s>__rep<r>__<config hash>.parquet``; 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 RESULTS_ROOT = Path(os.environ.get("HPO_RESULTS_ROOT", "results"))
@@ -37,10 +38,19 @@ CANDIDATES = "candidates.json"  # a benchmark's candidate optimizers (experiment
 def run_filename(
     dataset: str, method: str, protocol: str, seed: int, repetition: int, config_hash: str
 ) -> str:
-    """``<dataset>/<method>__<protocol>__seed<s>__rep<r>__<hash>.parquet``."""
-    folder = dataset.replace("/", "_")  # a file:PATH dataset: one folder, not the path's
+    """``<dataset>/<method>__<protocol>__seed<s>__rep<r>__<hash>.parquet``. ``dataset`` is the
+    name the run's identity holds (a user's file by its content, ``file:sha256=<hex>:<target>``),
+    its folder :func:`dataset_folder`."""
+    folder = dataset_folder(dataset)
     method = method.replace("/", "_")  # a label derived from a setting whose value is a path
     return f"{folder}/{method}__{protocol}__seed{seed}__rep{repetition}__{config_hash}{RUN_SUFFIX}"
+
+
+def dataset_folder(dataset: str) -> str:
+    """A dataset's results folder: its name with every character but letters, digits and
+    ``.``, ``_``, ``+``, ``-`` made ``-`` (no ``:`` or ``/``: ``openml:31`` is ``openml-31``, a
+    file ``file-sha256-<hex>-<target>``), the same on every file system."""
+    return re.sub(r"[^A-Za-z0-9._+-]", "-", dataset)
 
 
 def sweep_dir(experiment: str, profile: str, root: Path = RESULTS_ROOT) -> Path:

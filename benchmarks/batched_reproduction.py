@@ -153,8 +153,9 @@ def dtype_check(dtype: str, budget: int = 16) -> tuple[int, list[float]]:
     import copy
     from unittest import mock
 
-    from experiments.runner import RunSpec, run
+    from experiments.runner import run
     from experiments.spaces import space_config
+    from experiments.spec import RunSpec
     from hpo.data.catalog import load_dataset
     from hpo.learners.torch_network import FeedForwardNetwork
 
@@ -166,7 +167,7 @@ def dtype_check(dtype: str, budget: int = 16) -> tuple[int, list[float]]:
     data, losses = load_dataset("digits-rot-bg"), {}
     with mock.patch.object(FeedForwardNetwork.__init__, "__defaults__", defaults):
         for setting in ("off", "on"):
-            spec = RunSpec("digits-rot-bg", "rs", {"rs": "best_validation"}, space=space,
+            spec = RunSpec.of("digits-rot-bg", "rs", {"rs": "best_validation"}, space=space,
                            budget=budget, batch_networks=setting)  # fmt: skip
             losses[setting] = run(spec, data).trace
     a, b = (losses[s]["valid_loss"].to_numpy() for s in ("off", "on"))

@@ -47,7 +47,7 @@ def one_run(method: str, dataset: str, protocol: str, repetition: int, budget: i
         ]
     )
     trace, outcomes = execute_run(spec)
-    first_method = spec.run_method
+    first_method = spec.method.name
     final = outcomes[outcomes["method"] == first_method].iloc[-1]
     return {
         "method": method,

@@ -21,7 +21,8 @@ import numpy as np
 import pandas as pd
 
 from experiments.results import write_atomic
-from experiments.runner import RunSpec, prediction_block, predictions_table
+from experiments.runner import prediction_block, predictions_table
+from experiments.spec import RunSpec
 from hpo.data.catalog import load_dataset
 from hpo.evaluation.protocol import ProtocolSettings, RepetitionSplits
 
@@ -59,7 +60,7 @@ def main() -> None:
     args = parser.parse_args()
     print("| dataset | rows | predictions | sidecar MB | bytes / prediction |")
     print("|---|---|---|---|---|")
-    spec = RunSpec(dataset="x", optimizer="rs", rules={"rs": "best_validation"})
+    spec = RunSpec.of(dataset="x", optimizer="rs", rules={"rs": "best_validation"})
     for dataset in args.datasets:
         frame = simulated_sidecar(dataset, args.budget, args.tested)
         with tempfile.TemporaryDirectory() as folder:

@@ -87,7 +87,7 @@ def main() -> None:
     args = parser.parse_args()
     experiment = load_experiment("chapter5")
     paper = plan("chapter5", "paper")
-    datasets = sorted({run.spec.dataset for run in paper})
+    datasets = sorted({run.spec.task.dataset for run in paper})
     repetitions = len({run.spec.repetition for run in paper})
     eval_budget, opt_budget = (4, 20) if args.quick else (args.eval_budget, args.opt_budget)
     if args.quick:

@@ -40,8 +40,9 @@ import yaml
 
 from analysis.autoweka.report import seed_method
 from experiments.instance_loop import CashRun, run_cash
-from experiments.runner import RunResult, RunSpec
+from experiments.runner import RunResult
 from experiments.spaces import SPACE_DIR, cash_space
+from experiments.spec import RunSpec
 from hpo import seeding
 from hpo.cash.space import CashSpace
 from hpo.data.catalog import Dataset, load_dataset
@@ -88,28 +89,28 @@ def run_on_instances(
     ``instances`` trial loop): its trace, its outcome rows and its summary numbers as the run's
     provenance, which the runner writes as every run's. ``budget_factor`` (SMAC-Long)
     multiplies the budgets in evaluations and seconds."""
-    data = data if data is not None else load_dataset(spec.dataset, data_dir)
-    cash = cash_space(spec.space)
+    data = data if data is not None else load_dataset(spec.task.dataset, data_dir)
+    cash = cash_space(spec.task.space)
     if cash.task != data.task:
         raise ValueError(
-            f"space {spec.space_name!r} is a {cash.task} space and dataset {data.name!r} a "
+            f"space {spec.task.space_name!r} is a {cash.task} space and dataset {data.name!r} a "
             f"{data.task} dataset; a {data.task} dataset needs a {data.task} space"
         )
-    settings = dict(spec.optimizer_settings)
+    settings = dict(spec.method.settings)
     factor = float(settings.get("budget_factor", 1.0))
-    evaluations = max(1, int(spec.budget * factor))
+    evaluations = max(1, int(spec.budget.evaluations * factor))
     kind = str(settings.get("instances", "cv"))
     rng = seeding.rng(
-        spec.seed, data.stream_name, spec.repetition, "autoweka", seed_method(spec.run_method)
+        spec.seed, data.stream_name, spec.repetition, "autoweka", seed_method(spec.method.name)
     )
     evaluator = Evaluator(
         data,
-        spec.protocol,
+        spec.task.protocol,
         cash.space.learner_of,
-        spec.fit_guard,
+        spec.task.fit_guard,
         spec.seed,
         spec.repetition,
-        limits=spec.limits,
+        limits=spec.budget.limits,
     )
     try:
         evaluator.splits.check_sizes(data.name)
@@ -121,21 +122,23 @@ def run_on_instances(
             folds = make_instances(evaluator, "cv", spec.seed, data.stream_name, spec.repetition)
             cv = InstanceObjective(evaluator, folds)
         started = time.perf_counter()
-        optimizer = make_optimizer(spec.optimizer, cash.space, evaluations, rng, **settings)
+        optimizer = make_optimizer(spec.method.optimizer, cash.space, evaluations, rng, **settings)
         assert isinstance(optimizer, CashOptimizer)
         optimizer.start(cash, objective.n_instances)
         setup_seconds = time.perf_counter() - started  # before the budget's clock starts
-        time_budget = None if spec.time_budget is None else spec.time_budget * factor
+        time_budget = None if spec.budget.seconds is None else spec.budget.seconds * factor
         result = run_cash(
             optimizer,
             objective,
             evaluations,
             time_budget,
-            spec.time_budget_kind,
+            spec.budget.clock,
             cv_objective=cv,
             progress=progress,
         )
-        oracle = oracle_points(objective, result) if spec.optimizer in ORACLE_FAMILIES else []
+        oracle = (
+            oracle_points(objective, result) if spec.method.optimizer in ORACLE_FAMILIES else []
+        )
     finally:
         evaluator.close()
     trace = pd.DataFrame(result.trace)
@@ -241,7 +244,7 @@ def outcomes_frame(
             if name != "method"
         }
     )
-    frame.insert(0, "method", pd.Series([spec.run_method] * len(rows), dtype="string"))
+    frame.insert(0, "method", pd.Series([spec.method.name] * len(rows), dtype="string"))
     return frame
 
 
@@ -319,22 +322,20 @@ def irace_calibrated(spec: Any, finished: Sequence[Any]) -> Any:
     itself, or no such run finished (I/F-Race then takes the run's evaluation budget). The
     ``derive`` of conf/experiment/autoweka.yaml's I/F-Race parts: the calibrated number is part
     of the run's identity."""
-    settings = dict(spec.optimizer_settings)
-    if spec.time_budget is None or "max_evaluations" in settings:
+    settings = dict(spec.method.settings)
+    if spec.budget.seconds is None or "max_evaluations" in settings:
         return spec
     random = [
         run.path
         for run in finished
-        if run.spec.run_method == CALIBRATED_FROM
-        and run.spec.time_budget_kind == spec.time_budget_kind
+        if run.spec.method.name == CALIBRATED_FROM and run.spec.budget.clock == spec.budget.clock
     ]
     if not random:
         return spec
     factor = float(settings.get("budget_factor", 1.0))
-    evaluations, _ = irace_budget(spec.time_budget * factor, spec.time_budget_kind, random)
-    return dataclasses.replace(
-        spec, optimizer_settings={**settings, "max_evaluations": evaluations}
-    )
+    evaluations, _ = irace_budget(spec.budget.seconds * factor, spec.budget.clock, random)
+    method = dataclasses.replace(spec.method, settings={**settings, "max_evaluations": evaluations})
+    return dataclasses.replace(spec, method=method)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

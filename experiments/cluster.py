@@ -66,6 +66,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.config import CONF_DIR, UsageError
+from experiments.spec import RunSpec
 from hpo.data.catalog import catalog, resolve_name
 from hpo.learners import learner_resources
 from hpo.optimizers.hyperband import Fidelity
@@ -264,43 +265,55 @@ def expected_incumbents(evaluations: int) -> float:
     return float(sum(1 / k for k in range(1, evaluations + 1)))
 
 
-def run_cost_units(spec: Any) -> dict[str, Any]:
+def run_cost_units(spec: RunSpec) -> dict[str, Any]:
     """What a run's cost scales with: for a network run its ``epochs`` (evaluations and
     retraining); for a run with a time budget its ``budget_seconds``; else its ``evaluations`` in
     full fits and the table family that costs them. A network run of Hyperband or BOHB on the
     ``epochs`` resource also has its ``rungs`` (:func:`plan_rungs`: what ``batch_networks``
     trains together, which the GPU line costs batched), and every run its ``batch_networks``."""
-    settings = spec.space.get("settings") or {}
-    learner = spec.space.get("learner")  # a name; a tree of learners (seed 003) is no network
+    settings = spec.task.space.get("settings") or {}
+    learner = spec.task.space.get("learner")  # a name; a tree of learners (seed 003) is no network
     network = isinstance(learner, str) and "epochs" in learner_resources(learner)
-    batching = {"rungs": (), "batch_networks": getattr(spec, "batch_networks", "off")}
-    if getattr(spec, "time_budget", None) is not None:
+    batching = {"rungs": (), "batch_networks": spec.execution.batch_networks}
+    if spec.budget.seconds is not None:
         return {
             **batching,
             "epochs": 0.0,
             "evaluations": 0.0,
             "cost_family": TIME_BUDGET_FAMILY,
             # a method that runs longer than the run's budget (seed 004's SMAC-Long: 4 x)
-            "budget_seconds": float(spec.time_budget)
-            * float(dict(spec.optimizer_settings).get("budget_factor", 1.0)),
-            "selection_stage": "model_selection" in spec.stages,
+            "budget_seconds": float(spec.budget.seconds)
+            * float(dict(spec.method.settings).get("budget_factor", 1.0)),
+            "selection_stage": "model_selection" in spec.method.stages,
         }
-    multi = spec.optimizer in MULTI_FIDELITY
-    plan = fidelity(spec.optimizer, spec.optimizer_settings) if multi else None
-    n_evaluations = spec.budget if plan is None else min(spec.budget, len(plan.schedule()))
+    multi = spec.method.optimizer in MULTI_FIDELITY
+    plan = fidelity(spec.method.optimizer, spec.method.settings) if multi else None
+    n_evaluations = (
+        spec.budget.evaluations
+        if plan is None
+        else min(spec.budget.evaluations, len(plan.schedule()))
+    )
     if network:
         cap = float(settings["max_epochs"])
         if plan is None:
-            trained = spec.budget * cap
+            trained = spec.budget.evaluations * cap
         elif plan.resource == "epochs":
             trained = plan_epochs(plan)
             batching["rungs"] = plan_rungs(plan)  # what batch_networks trains together
         else:  # a share of the rows, trained to the cap
             trained = plan_full_fits(plan) * cap
         retrained = expected_incumbents(n_evaluations) * cap
-        units = {"epochs": trained + retrained, "evaluations": 0.0, "cost_family": spec.optimizer}
+        units = {
+            "epochs": trained + retrained,
+            "evaluations": 0.0,
+            "cost_family": spec.method.optimizer,
+        }
     elif plan is None:
-        units = {"epochs": 0.0, "evaluations": float(spec.budget), "cost_family": spec.optimizer}
+        units = {
+            "epochs": 0.0,
+            "evaluations": float(spec.budget.evaluations),
+            "cost_family": spec.method.optimizer,
+        }
     else:
         units = {"epochs": 0.0, "evaluations": plan_full_fits(plan), "cost_family": FULL_FIT_FAMILY}
     return {**units, **batching, "budget_seconds": 0.0, "selection_stage": False}
@@ -340,17 +353,20 @@ def estimate(
 
 def runs_table(runs: Sequence[Any]) -> pd.DataFrame:
     """One row per planned run (``experiments.sweep.PlannedRun``) with what its cost depends on."""
-    sizes = dataset_sizes([run.spec.dataset for run in runs])
+    sizes = dataset_sizes([run.spec.task.dataset for run in runs])
     table = pd.DataFrame(
         {
-            "family": [run.spec.optimizer for run in runs],
-            "protocol": [run.spec.protocol_name for run in runs],
-            "budget": [run.spec.budget for run in runs],
-            "method": [run.spec.run_method for run in runs],
-            "space": [run.spec.space_name for run in runs],
-            "tvs": [sizes[run.spec.dataset] for run in runs],
-            "train_cap": [run.spec.protocol.train_cap or 0 for run in runs],
-            **{key: [getattr(run.spec.fit_guard, key) for run in runs] for key in MEMORY_SETTINGS},
+            "family": [run.spec.method.optimizer for run in runs],
+            "protocol": [run.spec.task.protocol_name for run in runs],
+            "budget": [run.spec.budget.evaluations for run in runs],
+            "method": [run.spec.method.name for run in runs],
+            "space": [run.spec.task.space_name for run in runs],
+            "tvs": [sizes[run.spec.task.dataset] for run in runs],
+            "train_cap": [run.spec.task.protocol.train_cap or 0 for run in runs],
+            **{
+                key: [getattr(run.spec.task.fit_guard, key) for run in runs]
+                for key in MEMORY_SETTINGS
+            },
         }
     )
     table = table.join(pd.DataFrame([run_cost_units(run.spec) for run in runs]))

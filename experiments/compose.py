@@ -25,7 +25,7 @@ from experiments.config import (
     relabelled,
     spec_from_config,
 )
-from experiments.runner import RunSpec
+from experiments.spec import RunSpec
 
 
 def override(key: str, value: Any) -> str:

@@ -3,7 +3,6 @@ turn a bad command line into one clear line (exit code 2) before anything runs."
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
@@ -14,11 +13,18 @@ from typing import Any
 import numpy as np
 from omegaconf import OmegaConf
 
-from experiments.runner import BATCH_NETWORKS, BATCH_NETWORKS_SIZE, POST_HOC_DEFAULTS, RunSpec
 from experiments.spaces import plain_space, unread_parameters
+from experiments.spec import (
+    BATCH_NETWORKS_SIZE,
+    POST_HOC_DEFAULTS,
+    Budget,
+    Execution,
+    Method,
+    Outputs,
+    RunSpec,
+    Task,
+)
 from hpo.data.catalog import DatasetError, dataset_task, resolve_name, unknown_choice_message
-from hpo.ensembles import TIE_RULES
-from hpo.evaluation.evaluator import TIME_BUDGET_KINDS
 from hpo.evaluation.isolation import EvaluationLimits
 from hpo.evaluation.objective import ZERO_ONE
 from hpo.evaluation.protocol import ProtocolSettings
@@ -285,43 +291,52 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
     _check_ensemble_folds(optimizer)
     space = _space(space)
     check_task(space, dataset)
-    return RunSpec(
-        dataset=dataset,
-        optimizer=optimizer_family(optimizer),
-        rules=dict(optimizer["rules"]),
-        protocol=settings,
-        protocol_name=str(protocol["name"]),
-        space=space,
-        budget=_integer("budget", cfg["budget"], 1),
-        seed=_integer("seed", cfg["seed"], 0),
-        repetition=_integer("repetition", cfg["repetition"], 0),
-        optimizer_settings=_optimizer_settings(optimizer, space),
-        fit_guard=guard,
-        pm_domain=str(cfg.get("pm_domain", "space")),
-        curves=boolean("curves", cfg.get("curves", True)),
-        predictions=boolean("predictions", cfg.get("predictions", False)),
-        vote_ties=_choice("vote_ties", cfg.get("vote_ties", "lowest"), TIE_RULES),
-        post_hoc=_post_hoc(cfg.get("post_hoc") or {}),
-        experiment=experiment,
-        objective=_objective(optimizer.get("performance_index"), space),
-        probabilities=boolean("probabilities", cfg.get("probabilities", False)),
-        time_budget=_time_budget(cfg.get("time_budget")),
-        time_budget_kind=_choice(
-            "time_budget_kind", cfg.get("time_budget_kind", "wall"), TIME_BUDGET_KINDS
-        ),
-        stages=_stages(optimizer.get("model_selection")),
-        limits=limits,
-        batch_networks=_choice(
-            "batch_networks",
-            {False: "off", True: "on"}.get(
-                cfg.get("batch_networks", "off"), cfg.get("batch_networks")
+    try:
+        return RunSpec(
+            Task(
+                dataset=dataset,
+                space=space,
+                protocol=settings,
+                protocol_name=str(protocol["name"]),
+                objective=_objective(optimizer.get("performance_index"), space),
+                fit_guard=guard,
             ),
-            BATCH_NETWORKS,
-        ),
-        batch_networks_size=_integer(
-            "batch_networks_size", cfg.get("batch_networks_size", BATCH_NETWORKS_SIZE), 1
-        ),
-    )
+            Method(
+                optimizer=optimizer_family(optimizer),
+                rules=dict(optimizer["rules"]),
+                settings=_optimizer_settings(optimizer),
+                pm_domain=str(cfg.get("pm_domain", "space")),
+                vote_ties=str(cfg.get("vote_ties", "lowest")),
+                post_hoc=_post_hoc(cfg.get("post_hoc") or {}),
+                stages=_stages(optimizer.get("model_selection")),
+            ),
+            Budget(
+                evaluations=_integer("budget", cfg["budget"], 1),
+                seconds=_time_budget(cfg.get("time_budget")),
+                clock=str(cfg.get("time_budget_kind", "wall")),
+                limits=limits,
+            ),
+            Execution(
+                batch_networks={False: "off", True: "on"}.get(
+                    cfg.get("batch_networks", "off"), cfg.get("batch_networks")
+                ),
+                batch_size=_integer(
+                    "batch_networks_size",
+                    cfg.get("batch_networks_size", BATCH_NETWORKS_SIZE),
+                    1,
+                ),
+            ),
+            Outputs(
+                curves=boolean("curves", cfg.get("curves", True)),
+                predictions=boolean("predictions", cfg.get("predictions", False)),
+                probabilities=boolean("probabilities", cfg.get("probabilities", False)),
+                experiment=experiment,
+            ),
+            seed=_integer("seed", cfg["seed"], 0),
+            repetition=_integer("repetition", cfg["repetition"], 0),
+        )
+    except ValueError as err:  # a part's own check: one line
+        raise UsageError(str(err)) from err
 
 
 def _with_learner(space: Mapping[str, Any], target: str | None) -> Mapping[str, Any]:
@@ -465,17 +480,34 @@ def optimizer_family(optimizer: Mapping[str, Any]) -> str:
     return str(target)
 
 
-def _optimizer_settings(optimizer: Mapping[str, Any], space: Mapping[str, Any]) -> dict[str, Any]:
-    """``optimizer.settings``, checked against the keyword arguments of the family's class and
-    by building the optimizer once on ``space`` (a setting out of range, or a conditional kernel
-    on a space without conditions, is refused here, before anything is loaded or written)."""
+def _optimizer_settings(optimizer: Mapping[str, Any]) -> dict[str, Any]:
+    """``optimizer.settings``, checked against the keyword arguments of the family's class (a
+    value the class refuses is found where the run builds it, once, or by :func:`check_method`
+    for a sweep, before anything runs)."""
     family, settings = optimizer_family(optimizer), dict(optimizer.get("settings") or {})
     try:
         check_settings(family, settings)
-        make_optimizer(family, plain_space(space), 2, np.random.default_rng(0), **settings)
     except (KeyError, ValueError, TypeError) as err:
         raise UsageError(str(err).strip('"')) from err
     return settings
+
+
+def check_method(spec: RunSpec) -> None:
+    """Build the run's optimizer on its space, as the run will, and drop it: a setting out of
+    range, or a conditional kernel on a space without conditions, is one line here. For a
+    sweep, which checks each of its methods once before any of its runs starts; a single run
+    builds its optimizer once, when it starts, and refuses the same settings there."""
+    method = spec.method
+    try:
+        make_optimizer(
+            method.optimizer,
+            spec.task.search_space,
+            2,
+            np.random.default_rng(0),
+            **dict(method.settings),
+        )
+    except (KeyError, ValueError, TypeError) as err:
+        raise UsageError(str(err).strip('"')) from err
 
 
 # Overrides of a method file's keys that keep its algorithm, so keep its label: a post-run stage
@@ -510,17 +542,17 @@ def relabelled(spec: RunSpec, overrides: Sequence[str], label: str | None = None
     (``optuna_tpe[sampler=RandomSampler]``); unchanged when there are none. Two runs whose
     settings differ never share a label, so the analysis never pools them."""
     if label is not None:
-        if len(spec.rules) != 1:
+        if len(spec.method.rules) != 1:
             raise UsageError(
                 f"optimizer.label names a run of one method; this run reports "
-                f"{', '.join(spec.rules)}: leave the derived labels"
+                f"{', '.join(spec.method.rules)}: leave the derived labels"
             )
         label = str(label)
         if not label or any(c in label for c in "/:\\"):
             raise UsageError(f"optimizer.label {label!r} must be non-empty, without / : or \\")
-        return dataclasses.replace(spec, rules={label: next(iter(spec.rules.values()))})
+        return spec.with_labels({label: next(iter(spec.method.rules.values()))})
     changed = label_overrides(overrides)
     if not changed:
         return spec
     suffix = "[" + ",".join(f"{k}={v}" for k, v in changed) + "]"
-    return dataclasses.replace(spec, rules={f"{m}{suffix}": r for m, r in spec.rules.items()})
+    return spec.with_labels({f"{m}{suffix}": r for m, r in spec.method.rules.items()})

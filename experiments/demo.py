@@ -28,9 +28,9 @@ def main(results_root: Path = RESULTS_ROOT, n_jobs: int = -1, experiment: str = 
     runs = plan(experiment, "default", results_root)
     specs = [run.spec for run in runs]
     print(
-        f"demo: {len(runs)} runs ({len({s.run_method for s in specs})} methods x "
-        f"{len({s.dataset for s in specs})} datasets x {len({s.repetition for s in specs})} "
-        f"repetitions, {max(s.budget for s in specs)} evaluations each)"
+        f"demo: {len(runs)} runs ({len({s.method.name for s in specs})} methods x "
+        f"{len({s.task.dataset for s in specs})} datasets x {len({s.repetition for s in specs})} "
+        f"repetitions, {max(s.budget.evaluations for s in specs)} evaluations each)"
     )
     counts = run_sweep(runs, n_jobs=n_jobs)
     folder = next(p.parent for p in runs[0].path.parents if p.name == layout.RUNS)

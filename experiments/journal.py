@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from experiments.results import provenance
-from experiments.runner import RecordedEvaluation, RunSpec
+from experiments.runner import RecordedEvaluation
+from experiments.spec import RunSpec
 from hpo.evaluation.evaluator import Evaluator
 from hpo.optimizers import MultiFidelity, optimizer_class
 
@@ -47,18 +48,18 @@ def journal_path(results_path: Path) -> Path:
 def check_journaled(spec: RunSpec) -> None:
     """Refuse, in one line, a run that a journal cannot resume exactly (module docstring)."""
     reasons = []
-    cls = optimizer_class(spec.optimizer)
-    if spec.time_budget is not None:
+    cls = optimizer_class(spec.method.optimizer)
+    if spec.budget.seconds is not None:
         reasons.append("it has a time budget (how many evaluations fit depends on the clock)")
     if issubclass(cls, MultiFidelity):
         reasons.append(
-            f"optimizer {spec.optimizer!r} is multi-fidelity (its networks resume from "
+            f"optimizer {spec.method.optimizer!r} is multi-fidelity (its networks resume from "
             "checkpoints the journal does not keep)"
         )
-    if spec.batch_networks != "off":
+    if spec.execution.batch_networks != "off":
         reasons.append("batch_networks trains networks ahead of the optimizer's asks")
     if cls.trial_loop != "folds":
-        reasons.append(f"optimizer {spec.optimizer!r} races configurations over instances")
+        reasons.append(f"optimizer {spec.method.optimizer!r} races configurations over instances")
     if reasons:
         raise JournalError(f"journal=true cannot resume this run: {'; '.join(reasons)}")
 

@@ -62,8 +62,8 @@ class ObjectiveFunction:
 
     def __init__(self, overrides: Sequence[str] = (), data_dir: str | None = None) -> None:
         self.spec = compose_run(list(overrides))
-        self.cash = cash_space(self.spec.space) if is_cash(self.spec.space) else None
-        self.prior_space = None if self.cash else prior_space_from_config(self.spec.space)
+        self.cash = cash_space(self.spec.task.space) if is_cash(self.spec.task.space) else None
+        self.prior_space = None if self.cash else prior_space_from_config(self.spec.task.space)
         self.space: Space = self.cash.space if self.cash else self.prior_space.space
         self._data: Dataset | None = None
         self._data_dir = data_dir
@@ -81,7 +81,7 @@ class ObjectiveFunction:
     @property
     def data(self) -> Dataset:
         if self._data is None:
-            self._data = load_dataset(self.spec.dataset, self._data_dir)
+            self._data = load_dataset(self.spec.task.dataset, self._data_dir)
         return self._data
 
     def evaluator(self, seed: int) -> Evaluator:
@@ -90,14 +90,14 @@ class ObjectiveFunction:
             spec = self.spec
             evaluator = Evaluator(
                 self.data,
-                spec.protocol,
+                spec.task.protocol,
                 self.space.learner_of,
-                spec.fit_guard,
+                spec.task.fit_guard,
                 seed,
                 spec.repetition,
                 learner_settings=self.space.learner_settings,
-                limits=spec.limits,
-                objective=make_objective(spec.objective),
+                limits=spec.budget.limits,
+                objective=make_objective(spec.task.objective),
             )
             evaluator.splits.check_sizes(self.data.name)
             self._evaluators[seed] = evaluator

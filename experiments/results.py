@@ -26,7 +26,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analysis import layout
-from experiments.runner import RunResult, RunSpec
+from experiments.runner import RunResult
+from experiments.spec import RunSpec
 from hpo.optimizers import optimizer_versions
 
 SCHEMA_VERSION = 2  # 2: experiment, failure, n_members, members columns; predictions sidecar
@@ -76,11 +77,11 @@ def method_hash(spec: RunSpec) -> str:
     Two runs whose labels agree and whose method hashes differ ran different methods; the
     analysis refuses to pool them (:func:`analysis.load.check_one_method_per_label`)."""
     method = {
-        "optimizer": spec.optimizer,
-        "settings": dict(spec.optimizer_settings),
+        "optimizer": spec.method.optimizer,
+        "settings": dict(spec.method.settings),
         "outside_code": spec.outside_code(),
-        "reshuffle": spec.protocol.reshuffle,
-        "selection_split": spec.protocol.selection_split,
+        "reshuffle": spec.task.protocol.reshuffle,
+        "selection_split": spec.task.protocol.selection_split,
     }
     text = json.dumps(method, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -89,9 +90,9 @@ def method_hash(spec: RunSpec) -> str:
 def run_filename(spec: RunSpec) -> str:
     """The run's file name below a runs folder (:func:`analysis.layout.run_filename`)."""
     return layout.run_filename(
-        spec.dataset,
-        spec.run_method,
-        spec.protocol_name,
+        spec.task.identity()["dataset"],  # a data file by its content, under any path
+        spec.method.name,
+        spec.task.protocol_name,
         spec.seed,
         spec.repetition,
         config_hash(spec),
@@ -100,8 +101,8 @@ def run_filename(spec: RunSpec) -> str:
 
 def run_provenance(spec: RunSpec) -> dict[str, str]:
     """:func:`provenance` for ``spec``'s optimizer with its settings."""
-    settings = json.dumps(dict(spec.optimizer_settings), sort_keys=True, default=str)
-    return provenance(spec.optimizer, settings)
+    settings = json.dumps(dict(spec.method.settings), sort_keys=True, default=str)
+    return provenance(spec.method.optimizer, settings)
 
 
 @lru_cache(maxsize=8)
@@ -149,25 +150,25 @@ def assemble(
     """One long table: trace rows then outcome rows (then the rows of the run's post-run
     stages under their row types, e.g. seed 003's ``selection`` rows), with the run's identity
     (and the data's checksum and split sizes) on every row."""
-    trace = trace.assign(row_type="trace", method=spec.run_method, rule=pd.NA)
+    trace = trace.assign(row_type="trace", method=spec.method.name, rule=pd.NA)
     outcomes = outcomes.assign(row_type="outcome")
     parts = [trace, outcomes]
     for row_type, rows in (stage_rows or {}).items():
-        parts.append(rows.assign(row_type=row_type, method=spec.run_method, rule=pd.NA))
+        parts.append(rows.assign(row_type=row_type, method=spec.method.name, rule=pd.NA))
     table = pd.concat(parts, ignore_index=True, sort=False)
     digest = config_hash(spec)  # once: the identity fingerprints the outside code and data file
     identity = {
-        "run_id": f"{spec.run_method}:{spec.dataset}:{spec.protocol_name}:{spec.seed}:"
+        "run_id": f"{spec.method.name}:{spec.task.dataset}:{spec.task.protocol_name}:{spec.seed}:"
         f"{spec.repetition}:{digest}",
-        "run_method": spec.run_method,
-        "experiment": spec.experiment,
-        "optimizer": spec.optimizer,
-        "dataset": spec.dataset,
-        "protocol": spec.protocol_name,
-        "space": spec.space_name,
-        "reshuffle": spec.protocol.reshuffle,
-        "selection_split": spec.protocol.selection_split,
-        "budget": spec.budget,
+        "run_method": spec.method.name,
+        "experiment": spec.outputs.experiment,
+        "optimizer": spec.method.optimizer,
+        "dataset": spec.task.dataset,
+        "protocol": spec.task.protocol_name,
+        "space": spec.task.space_name,
+        "reshuffle": spec.task.protocol.reshuffle,
+        "selection_split": spec.task.protocol.selection_split,
+        "budget": spec.budget.evaluations,
         "seed": spec.seed,
         "repetition": spec.repetition,
         "status": "ok",

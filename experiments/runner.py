@@ -16,27 +16,20 @@ from __future__ import annotations
 import importlib
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-from experiments.outside_code import outside_code
-from experiments.spaces import plain_space, space_config
-from experiments.stages import FinishedLoop, check_stages, run_stages
+from experiments.spec import RunSpec
+from experiments.stages import FinishedLoop, run_stages
 from hpo import seeding
-from hpo.data.catalog import Dataset, dataset_fingerprint, is_data_file, load_dataset
-from hpo.ensembles import TIE_RULES
-from hpo.evaluation.evaluator import TIME_BUDGET_KINDS, ChoiceScorer, Clock, Evaluator, Validation
-from hpo.evaluation.isolation import EvaluationLimits
-from hpo.evaluation.objective import ZERO_ONE, make_objective
-from hpo.evaluation.protocol import ProtocolSettings
+from hpo.data.catalog import Dataset, load_dataset
+from hpo.evaluation.evaluator import ChoiceScorer, Clock, Evaluator, Validation
+from hpo.evaluation.objective import make_objective
 from hpo.learners import (
-    FitGuard,
-    check_learner_parameters,
     check_learner_settings,
-    learner_parameters,
     learner_resources,
     learner_task,
 )
@@ -52,165 +45,11 @@ from hpo.optimizers import (
 )
 from hpo.records import Choice, Trace
 from hpo.rules.final_selection import SelectionRule, population_ends
-from hpo.rules.registry import RULE_NAMES, make_rule
-from hpo.space.priors import PriorSpace, prior_space_from_config
+from hpo.rules.registry import make_rule
+from hpo.space.priors import PriorSpace
 from hpo.space.search_space import Categorical, Integer, Space
 
 PREDICTION_KINDS = {"valid": 0, "selection": 1, "test": 2}
-# batch_networks_size's default: how many random-search proposals are asked ahead and trained
-# together (16 networks of one width: the CPU's best measured ratio, docs/surrogates-hyperband.md)
-BATCH_NETWORKS_SIZE = 16
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """Everything one run depends on (plain values; built from Hydra configs by ``experiments``).
-
-    ``rules`` maps each thesis method name this run reports (e.g. ``gp-r`` and ``gp-pm-r``) to its
-    selection rule (``best_validation``, ``best_selection``, ``partial_validation``,
-    ``backwarding``, ``global_validation`` or ``posterior_mean``). ``space`` is the search space's
-    declaration (``conf/space/<name>.yaml``, which also names the learner or the parameter that
-    chooses it). ``experiment`` names the sweep the run belongs to (results metadata only: not
-    part of the run's identity).
-    """
-
-    dataset: str
-    optimizer: str
-    rules: Mapping[str, str]
-    protocol: ProtocolSettings = field(default_factory=ProtocolSettings)
-    protocol_name: str = "holdout"
-    space: Mapping[str, Any] = field(default_factory=lambda: space_config("svm_rbf"))
-    budget: int = 100
-    seed: int = 0
-    repetition: int = 0
-    optimizer_settings: Mapping[str, Any] = field(default_factory=dict)
-    fit_guard: FitGuard = field(default_factory=FitGuard)
-    pm_domain: str = "space"
-    curves: bool = True
-    predictions: bool = False
-    vote_ties: str = "lowest"
-    post_hoc: Mapping[str, Any] = field(default_factory=lambda: dict(POST_HOC_DEFAULTS))
-    experiment: str | None = None
-    # what a fold is scored by: {"name": <hpo.evaluation.objective.OBJECTIVES>, **settings}
-    objective: Mapping[str, Any] = field(default_factory=lambda: dict(ZERO_ONE))
-    probabilities: bool = False  # class probabilities kept in the run and the sidecar
-    time_budget: float | None = None  # seconds, beside the budget in evaluations
-    # stages run on the finished trace: {<experiments.stages.POST_RUN_STAGES name>: settings}
-    stages: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    limits: EvaluationLimits | None = None  # every fit in a child under time/memory limits
-    time_budget_kind: str = "wall"  # seconds of wall or CPU time (seed 004 budgets CPU hours)
-    # networks trained as one batched model (hpo.learners.batched_network): a Hyperband or BOHB
-    # rung's, or the next batch_networks_size proposals of random search
-    batch_networks: str = "off"
-    batch_networks_size: int = BATCH_NETWORKS_SIZE
-
-    def __post_init__(self) -> None:
-        if self.budget < 1:
-            raise ValueError(f"budget must be a positive integer, got {self.budget}")
-        if self.time_budget is not None and not self.time_budget > 0:
-            raise ValueError(f"time_budget must be > 0 seconds (or null), got {self.time_budget}")
-        if self.time_budget_kind not in TIME_BUDGET_KINDS:
-            raise ValueError(
-                f"unknown time_budget_kind {self.time_budget_kind!r}; "
-                f"valid: {', '.join(TIME_BUDGET_KINDS)}"
-            )
-        if self.repetition < 0:
-            raise ValueError(f"repetition must be >= 0, got {self.repetition}")
-        if self.batch_networks not in BATCH_NETWORKS:
-            raise ValueError(
-                f"unknown batch_networks {self.batch_networks!r}; "
-                f"valid: {', '.join(BATCH_NETWORKS)}"
-            )
-        if isinstance(self.batch_networks_size, bool) or not (
-            isinstance(self.batch_networks_size, int) and self.batch_networks_size >= 1
-        ):
-            raise ValueError(
-                f"batch_networks_size must be an integer >= 1, got {self.batch_networks_size!r}"
-            )
-        if not self.rules:
-            raise ValueError("a run needs at least one (method, rule) to report")
-        unknown = sorted({r for r in self.rules.values() if r not in RULE_NAMES})
-        if unknown:
-            raise ValueError(f"unknown selection rules {unknown}; valid: {', '.join(RULE_NAMES)}")
-        space = plain_space(self.space)  # a malformed space is refused here, before any work
-        names = dict.fromkeys(n for n in space.names if n != space.learner_parameter)
-        for learner in space.learners:  # an estimator class that lacks a space's parameter
-            check_learner_parameters(learner, learner_parameters(learner, names))
-        make_objective(self.objective)  # bad weights: one line, before any work
-        check_stages(self.stages)
-        parts = {self.objective["name"], *self.stages}
-        taken = sorted(parts & {f.name for f in fields(self)})
-        if taken:
-            raise ValueError(f"objective or stage name {taken[0]!r} is a RunSpec field's name")
-        if self.vote_ties not in TIE_RULES:
-            raise ValueError(f"unknown vote_ties {self.vote_ties!r}; valid: {', '.join(TIE_RULES)}")
-
-    @property
-    def space_name(self) -> str:
-        return str(self.space["name"])
-
-    @property
-    def run_method(self) -> str:
-        """The name the run is known by: its first method."""
-        return next(iter(self.rules))
-
-    def identity(self) -> dict[str, Any]:
-        """The values that determine the run's results (hashed into ``config_hash``).
-
-        The parts a configuration picks enter under their own names, as the first results
-        that had them were written: an objective other than the zero-one error as
-        ``<name>: settings`` (``performance_index``), each post-run stage as
-        ``<name>: settings`` (``model_selection``)."""
-        identity = asdict(self)
-        objective = identity.pop("objective")
-        if objective["name"] != ZERO_ONE["name"]:
-            identity[objective.pop("name")] = objective
-        identity.update(identity.pop("stages"))
-        identity["rules"] = dict(sorted(self.rules.items()))
-        del identity["experiment"]
-        if identity["limits"] is None:  # off (the default): earlier file names kept
-            del identity["limits"]
-        identity["post_hoc"] = dict(sorted(self.post_hoc.items()))
-        if identity["post_hoc"] == POST_HOC_DEFAULTS:  # the default: earlier file names kept
-            del identity["post_hoc"]
-        for key, neutral in PROTOCOL_FIELDS_ADDED_LATER.items():
-            if identity["protocol"][key] == neutral:  # earlier results keep their file names
-                del identity["protocol"][key]
-        if self.batch_networks == "off":  # no batch, so no batch size
-            identity["batch_networks_size"] = BATCH_NETWORKS_SIZE
-        for key, neutral in RUN_FIELDS_ADDED_LATER.items():
-            if identity[key] == neutral:
-                del identity[key]
-        if is_data_file(self.dataset):  # by content: one file under two paths is one dataset
-            identity["dataset"] = dataset_fingerprint(self.dataset)
-        outside = self.outside_code()
-        if outside:  # only runs that name other packages' classes: earlier file names kept
-            identity["outside_code"] = outside
-        return identity
-
-    def outside_code(self) -> dict[str, Any]:
-        """The classes of other packages the run names (its optimizer, its settings'
-        ``_target_`` classes, a learner by dotted path), each with its distribution, version and
-        source fingerprint (:mod:`experiments.outside_code`): part of the identity, so that a
-        changed outside optimizer or learner is a new run."""
-        learners = plain_space(self.space).learners
-        return outside_code(self.optimizer, self.optimizer_settings, learners)
-
-
-# Protocol settings added after results were first published, with the value that reproduces the
-# earlier behaviour: left out of a run's identity (and hash) while they hold it.
-PROTOCOL_FIELDS_ADDED_LATER = {"standardize": False}
-RUN_FIELDS_ADDED_LATER = {
-    "probabilities": False,
-    "time_budget": None,
-    "time_budget_kind": "wall",
-    "batch_networks": "off",
-    "batch_networks_size": BATCH_NETWORKS_SIZE,
-}
-BATCH_NETWORKS = ("off", "on", "auto")
-# The post_hoc rule's settings (conf/config.yaml ``post_hoc``; hpo.rules.ensemble.PostHocRule):
-# part of a run's identity only when they differ from these.
-POST_HOC_DEFAULTS = {"loss": "zero_one", "n_init": 3, "size": 100, "tie_loss": "sqm"}
 
 
 @dataclass(frozen=True)
@@ -306,7 +145,7 @@ def run(
     bar) hears of every evaluation; it cannot change the results. A ``journal`` (folds loop
     only, :func:`experiments.journal.check_journaled`) records the evaluations and resumes
     from those it holds."""
-    loop = optimizer_class(spec.optimizer).trial_loop
+    loop = optimizer_class(spec.method.optimizer).trial_loop
     module, _, name = TRIAL_LOOPS[loop].partition(":")
     function = getattr(importlib.import_module(module), name)
     if journal is not None:
@@ -323,7 +162,7 @@ def run_on_folds(
 ) -> RunResult:
     """The loop every study but seed 004 runs: each proposal is scored on the folds of its
     batch's split; then every rule's choices are tested and the post-run stages run."""
-    setup = _set_up(spec, data if data is not None else load_dataset(spec.dataset, data_dir))
+    setup = _set_up(spec, data if data is not None else load_dataset(spec.task.dataset, data_dir))
     try:
         evaluations = _optimize(
             spec,
@@ -348,11 +187,13 @@ def run_on_folds(
     evaluator, space = setup.evaluator, setup.prior_space.space
     scorer = ChoiceScorer(
         evaluator,
-        spec.vote_ties,
+        spec.method.vote_ties,
         seeding.rng(spec.seed, setup.data.stream_name, spec.repetition, "vote-ties"),
     )
     outcomes = _outcomes(spec, setup.rules, trace, scorer, setup.optimizer, space)
-    predictions = _predictions_frame(evaluations, evaluator, scorer) if spec.predictions else None
+    predictions = (
+        _predictions_frame(evaluations, evaluator, scorer) if spec.outputs.predictions else None
+    )
     provenance = {"dataset_sha256": setup.data.checksum(), **evaluator.splits.sizes()}
     finished = FinishedLoop(
         evaluator,
@@ -364,7 +205,7 @@ def run_on_folds(
         (spec.seed, setup.data.stream_name, spec.repetition),
     )
     stage_rows = {}
-    for stage in run_stages(finished, spec.stages):
+    for stage in run_stages(finished, spec.method.stages):
         stage_rows[stage.row_type] = stage.rows
         provenance |= stage.provenance
     return RunResult(
@@ -376,43 +217,45 @@ def _set_up(spec: RunSpec, data: Dataset) -> _Setup:
     """The run's space, optimizer, rules and evaluator, each checked against the others (a
     space for another task, a rule the optimizer cannot serve, a resource a learner cannot
     train by: one line each, before any work)."""
-    prior_space = prior_space_from_config(spec.space)
+    prior_space = spec.task.prior_space
     space = prior_space.space
     check_task(space, data.task, data.name)
     for learner in space.learners:
         check_learner_settings(learner, space.learner_settings)
-    optimizer = make_optimizer(
-        spec.optimizer,
-        space,
-        spec.budget,
-        seeding.rng(spec.seed, data.stream_name, spec.repetition, "optimizer", spec.optimizer),
-        **dict(spec.optimizer_settings),
+    rng = seeding.rng(
+        spec.seed, data.stream_name, spec.repetition, "optimizer", spec.method.optimizer
     )
+    try:  # the one time the run's optimizer is built: a setting it refuses is one line
+        optimizer = make_optimizer(
+            spec.method.optimizer, space, spec.budget.evaluations, rng, **dict(spec.method.settings)
+        )
+    except (KeyError, TypeError) as err:
+        raise ValueError(str(err).strip('"')) from err
     if isinstance(optimizer, PriorConsumer):
         optimizer.use_priors(prior_space)
     rules = {
-        method: make_rule(rule, spec.pm_domain, spec.post_hoc)
-        for method, rule in spec.rules.items()
+        method: make_rule(rule, spec.method.pm_domain, spec.method.post_hoc)
+        for method, rule in spec.method.rules.items()
     }
     for rule in rules.values():
         rule.check(optimizer)
     if isinstance(optimizer, MultiFidelity):
-        check_resource(space, optimizer.resource_kind, spec.optimizer)
+        check_resource(space, optimizer.resource_kind, spec.method.optimizer)
     reads_predictions = isinstance(optimizer, PredictionsConsumer) or any(
         rule.needs_predictions for rule in rules.values()
     )
     evaluator = Evaluator(
         data,
-        spec.protocol,
+        spec.task.protocol,
         space.learner_of,
-        spec.fit_guard,
+        spec.task.fit_guard,
         spec.seed,
         spec.repetition,
-        keep_predictions=spec.predictions or reads_predictions,
+        keep_predictions=spec.outputs.predictions or reads_predictions,
         learner_settings=space.learner_settings,
-        limits=spec.limits,
-        objective=make_objective(spec.objective),
-        keep_probabilities=spec.probabilities,
+        limits=spec.budget.limits,
+        objective=make_objective(spec.task.objective),
+        keep_probabilities=spec.outputs.probabilities,
     )
     evaluator.splits.check_sizes(data.name)
     return _Setup(data, prior_space, optimizer, rules, evaluator, reads_predictions)
@@ -476,14 +319,14 @@ def _optimize(
     With a ``journal`` its recorded evaluations answer the first asks and every new one is
     appended to it (:mod:`experiments.journal`).
 
-    With ``spec.time_budget`` the loop starts no evaluation once that many seconds of
-    ``spec.time_budget_kind`` (wall, or CPU of this process and its fit children) have passed,
-    so a run ends within one evaluation of its time budget (``spec.budget`` still caps the
-    number of evaluations)."""
+    With ``spec.budget.seconds`` the loop starts no evaluation once that many seconds of
+    ``spec.budget.clock`` (wall, or CPU of this process and its fit children) have passed,
+    so a run ends within one evaluation of its time budget (``spec.budget.evaluations`` still
+    caps the number of evaluations)."""
     space = prior_space.space
     evaluations: list[_Evaluation] = []
     loop_started = time.perf_counter()
-    clock = Clock(spec.time_budget_kind, lambda: evaluator.child_cpu_seconds)
+    clock = Clock(spec.budget.clock, lambda: evaluator.child_cpu_seconds)
     batches = _batches_networks(spec, optimizer, evaluator)
     pending: list[Proposal] = []  # proposals asked ahead (batch_networks)
 
@@ -492,8 +335,8 @@ def _optimize(
             return dict(proposal.config), space.encode(proposal.config)
         return space.decode(proposal.u), np.asarray(proposal.u, dtype=float)
 
-    for iteration in range(1, spec.budget + 1):
-        if spec.time_budget is not None and clock.spent() >= spec.time_budget:
+    for iteration in range(1, spec.budget.evaluations + 1):
+        if spec.budget.seconds is not None and clock.spent() >= spec.budget.seconds:
             break
         started = time.perf_counter()
         asked = not pending  # not one asked ahead
@@ -502,7 +345,7 @@ def _optimize(
         except StopIteration:
             break
         if batches and asked:
-            ahead = min(_ahead(spec, optimizer, proposal), spec.budget - iteration)
+            ahead = min(_ahead(spec, optimizer, proposal), spec.budget.evaluations - iteration)
             pending = [optimizer.ask() for _ in range(ahead)]
             together = [
                 (prior_space.learner_config(decoded(p)[0]), p.batch) for p in (proposal, *pending)
@@ -539,7 +382,11 @@ def _optimize(
                 )
             )
         # with a time budget any evaluation may be the last one
-        wanted = spec.curves or iteration == spec.budget or spec.time_budget is not None
+        wanted = (
+            spec.outputs.curves
+            or iteration == spec.budget.evaluations
+            or spec.budget.seconds is not None
+        )
         for rule in rules:
             rule.observe(optimizer, iteration, wanted)
         evaluations.append(
@@ -565,14 +412,14 @@ def _batches_networks(spec: RunSpec, optimizer: Optimizer, evaluator: Evaluator)
     the network's device is a GPU): the rungs of a multi-fidelity method on the ``epochs``
     resource (Hyperband, BOHB), or proposals asked ahead of an optimizer whose proposals do
     not depend on what is told (``asks_ahead``: random search)."""
-    if spec.batch_networks == "off":
+    if spec.execution.batch_networks == "off":
         return False
     if isinstance(optimizer, MultiFidelity):
         if optimizer.resource_kind != "epochs":
             return False
     elif not optimizer.asks_ahead:
         return False
-    if spec.batch_networks == "auto":
+    if spec.execution.batch_networks == "auto":
         device = str(evaluator.learner_settings.get("device", "cpu"))
         return resolve_device(device) == "cuda"
     return True
@@ -587,7 +434,7 @@ def _ahead(spec: RunSpec, optimizer: Optimizer, proposal: Proposal) -> int:
     if isinstance(optimizer, MultiFidelity):
         return optimizer.rung_left() if proposal.resource is not None else 0
     full = optimizer.asks_ahead and proposal.resource is None
-    return spec.batch_networks_size - 1 if full else 0
+    return spec.execution.batch_size - 1 if full else 0
 
 
 def _outcomes(
@@ -600,7 +447,7 @@ def _outcomes(
 ) -> pd.DataFrame:
     n = len(trace.valid_loss)
     reported = population_ends(trace.batch) if optimizer.reports_at_batch_ends else np.ones(n, bool)
-    if not spec.curves:
+    if not spec.outputs.curves:
         reported &= np.arange(n) == n - 1
     records = []
     for method, rule in rules.items():

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -26,20 +25,21 @@ from experiments.results import (
     stored_revision,
     write_run,
 )
-from experiments.runner import RunResult, RunSpec, run
+from experiments.runner import RunResult, run
+from experiments.spaces import plain_space
+from experiments.spec import RunSpec
 from hpo.data.catalog import Dataset, dataset_task
 from hpo.optimizers import optimizer_class
 from hpo.optimizers.grid import points_per_axis
-from hpo.space.priors import prior_space_from_config
 
 
 def grid_axes(spec: RunSpec | dict[str, Any]) -> tuple[int, int] | None:
     """(values per axis, axes) of a grid-search run's grid; None for any other optimizer.
     ``spec``: a :class:`RunSpec` or its stored identity (``spec_from_file``)."""
-    fields = asdict(spec) if isinstance(spec, RunSpec) else spec
+    fields = spec.identity() if isinstance(spec, RunSpec) else spec
     if fields["optimizer"] != "grid":
         return None
-    dim = prior_space_from_config(fields["space"]).space.dim
+    dim = plain_space(fields["space"]).dim
     per_axis = fields["optimizer_settings"].get("points_per_dim")
     return (per_axis or points_per_axis(int(fields["budget"]), dim)), dim
 
@@ -48,8 +48,12 @@ def planned_evaluations(spec: RunSpec) -> int:
     """How many evaluations the run makes unless its time budget ends it first: the budget, or
     a grid's size or the optimizer's own plan (Hyperband's brackets) when that is smaller."""
     axes = grid_axes(spec)
-    planned = spec.budget if axes is None else min(spec.budget, axes[0] ** axes[1])
-    own = optimizer_class(spec.optimizer).planned_evaluations(spec.optimizer_settings)
+    planned = (
+        spec.budget.evaluations
+        if axes is None
+        else min(spec.budget.evaluations, axes[0] ** axes[1])
+    )
+    own = optimizer_class(spec.method.optimizer).planned_evaluations(spec.method.settings)
     return planned if own is None else min(planned, own)
 
 
@@ -65,9 +69,9 @@ def _run_with_progress(
 ) -> RunResult:
     """``run`` with a bar on a terminal (stderr), else a progress line at a steady interval."""
     watch = RunProgress(
-        f"{spec.run_method} {spec.dataset}",
+        f"{spec.method.name} {spec.task.dataset}",
         planned_evaluations(spec),
-        loss_text(spec.dataset),
+        loss_text(spec.task.dataset),
         replayed=0 if journal is None else len(journal.entries),
     )
     if not on_terminal():

@@ -1,8 +1,9 @@
 """The search spaces declared in ``conf/space/<name>.yaml``, read with PyYAML.
 
 Hydra composes the same files as ``cfg.space``; code that has the composed mapping calls
-:func:`plain_space` (or :func:`hpo.space.priors.prior_space_from_config` for the priors). This
-module is for code without a composed configuration (benchmarks, objectives, tests). A space
+:func:`parsed` (or :func:`plain_space` for the space without priors), which parses each
+declaration once per process. This module also reads the files for code without a composed
+configuration (benchmarks, objectives, tests). A space
 file may carry per-context priors and virtual parameters (seed 003, ``conf/space/seed003.yaml``):
 :func:`load_prior_space` reads them, :func:`load_space` the plain space underneath.
 """
@@ -10,6 +11,7 @@ file may carry per-context priors and virtual parameters (seed 003, ``conf/space
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -60,7 +62,10 @@ def spaces_for_task(task: str) -> list[str]:
 def load_prior_space(name: str) -> PriorSpace:
     """The space declared in ``conf/space/<name>.yaml`` with its priors and virtual parameters
     (seed 003, §3.1; format in ``docs/hierarchical.md``)."""
-    return prior_space_from_config(space_config(name))
+    space = parsed(space_config(name))
+    if not isinstance(space, PriorSpace):
+        raise SpaceError(f"space {name!r} is a CASH space: it has no priors")
+    return space
 
 
 def plain_space(declaration: Mapping[str, Any]) -> Space:
@@ -68,9 +73,30 @@ def plain_space(declaration: Mapping[str, Any]) -> Space:
     priors is refused by :func:`hpo.space.search_space.space_from_config`, which knows no priors),
     or a CASH
     space's (:func:`cash_space`)."""
+    return parsed(declaration).space
+
+
+def parsed(declaration: Mapping[str, Any]) -> PriorSpace | CashSpace:
+    """A space declaration parsed: a :class:`PriorSpace`, or seed 004's :class:`CashSpace`.
+    Parsed once per process and declaration (parsed spaces are immutable), however many parts of
+    a run, runs of a sweep and checks read it; a malformed declaration raises ``SpaceError``
+    each time it is read."""
+    try:
+        text = json.dumps(declaration)  # in order: a parameter follows its condition
+    except TypeError:  # not plain data (an OmegaConf node): parsed as it is
+        return _parse(declaration)
+    return _parsed(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(text: str) -> PriorSpace | CashSpace:
+    return _parse(json.loads(text))
+
+
+def _parse(declaration: Mapping[str, Any]) -> PriorSpace | CashSpace:
     if is_cash(declaration):
-        return cash_space(declaration).space
-    return prior_space_from_config(declaration).space
+        return cash_space(declaration)
+    return prior_space_from_config(declaration)
 
 
 CASH_KEY = "cash"  # a space file with ``cash: <task>`` declares seed 004's CASH space
@@ -143,9 +169,9 @@ def unread_parameters(declaration: Mapping[str, Any]) -> list[tuple[str, str, se
     """
     from hpo.learners import parameters_read
 
-    if is_cash(declaration):  # built from the component library, whose learner reads them all
+    prior_space = parsed(declaration)
+    if not isinstance(prior_space, PriorSpace):  # CASH: the component library's learner reads all
         return []
-    prior_space = prior_space_from_config(declaration)
     space = prior_space.space
     skipped = set(prior_space.virtual) | {space.learner_parameter}
     by_name = {p.name: p for p in space.parameters}

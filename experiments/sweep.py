@@ -53,12 +53,18 @@ from omegaconf import OmegaConf
 from analysis import layout
 from analysis.layout import RESULTS_ROOT
 from experiments.compose import compose_config, override
-from experiments.config import UsageError, check_task, group_choices, spec_from_config
+from experiments.config import (
+    UsageError,
+    check_method,
+    check_task,
+    group_choices,
+    spec_from_config,
+)
 from experiments.interrupt import Interrupted, raise_on_signals
 from experiments.progress import StatusLines, duration, interval_seconds, on_terminal, remaining
 from experiments.queue import job_states, this_job
 from experiments.results import ensure_writable, inspect_results_file, run_filename, set_aside
-from experiments.runner import RunSpec
+from experiments.spec import RunSpec
 from hpo.data.catalog import (
     GET_DATA_HINT,
     Dataset,
@@ -253,10 +259,10 @@ def _dependent(
     """A run of a part that runs after part ``after``: waiting while a run of that part on its
     dataset has neither finished nor failed, else its specification derived from the finished
     ones (``derive``, a ``module:function`` taking the spec and those runs)."""
-    earlier = [p for p in planned if p.part == after and p.spec.dataset == spec.dataset]
+    earlier = [p for p in planned if p.part == after and p.spec.task.dataset == spec.task.dataset]
     pending = [p for p in earlier if not p.path.exists() and not p.failure_path.exists()]
     if pending:
-        why = f"waits for {len(pending)} run(s) of part {after} on {spec.dataset}"
+        why = f"waits for {len(pending)} run(s) of part {after} on {spec.task.dataset}"
         return PlannedRun(part, spec, runs_dir / part / run_filename(spec), why)
     if settings.get("derive"):
         module, _, function = str(settings["derive"]).partition(":")
@@ -341,19 +347,19 @@ def _part_specs(
             spec = spec_from_config(compose_config(overrides), experiment=experiment)
             key = json.dumps({**spec.identity(), "rules": None}, sort_keys=True, default=str)
             if key in runs:
-                rules = {**runs[key].rules, **spec.rules}
-                runs[key] = dataclasses.replace(runs[key], rules=rules)
+                runs[key] = runs[key].with_labels({**runs[key].method.rules, **spec.method.rules})
             else:
+                check_method(spec)  # each method's optimizer built once, before any run
                 runs[key] = spec
         for dataset in datasets:
             for spec in runs.values():  # every dataset's task is the space's (one line, exit 2)
-                check_task(spec.space, dataset)
+                check_task(spec.task.space, dataset)
             for repetition in range(int(settings["repetitions"])):
                 for seed in _seeds(settings):
                     for spec in runs.values():
                         yield dataclasses.replace(
                             spec,
-                            dataset=dataset,
+                            task=dataclasses.replace(spec.task, dataset=dataset),
                             repetition=repetition,
                             seed=spec.seed if seed is None else seed,
                         )
@@ -436,7 +442,7 @@ def execute(
     interrupted = False
     try:
         limit_memory(max_memory_gb)
-        data = _dataset(run.spec.dataset, data_dir)
+        data = _dataset(run.spec.task.dataset, data_dir)
         run_and_save(run.spec, run.path, data=data)
     except (KeyboardInterrupt, Interrupted) as stop:  # Ctrl-C: not the run's failure
         interrupted = True
@@ -751,9 +757,9 @@ def status(runs: Sequence[PlannedRun]) -> pd.DataFrame:
         rows.append(
             {
                 "part": run.part,
-                "dataset": run.spec.dataset,
-                "method": run.spec.run_method,
-                "protocol": run.spec.protocol_name,
+                "dataset": run.spec.task.dataset,
+                "method": run.spec.method.name,
+                "protocol": run.spec.task.protocol_name,
                 "repetition": run.spec.repetition,
                 "state": state,
                 "error": error,
@@ -878,7 +884,7 @@ def consolidate(runs: Sequence[PlannedRun], out_dir: Path) -> dict[str, Path]:
 
 def check_data(runs: Sequence[PlannedRun], data_dir: str | None) -> None:
     """Pre-flight: raise :class:`UsageError` naming the datasets whose files are missing."""
-    names = sorted({run.spec.dataset for run in runs})
+    names = sorted({run.spec.task.dataset for run in runs})
     missing = missing_datasets(names, data_dir)
     if missing:
         shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")

@@ -147,14 +147,14 @@ def plan_spec() -> Callable[..., Any]:
         space_settings: dict[str, Any] | None = None,
         **spec: Any,
     ) -> Any:
-        from experiments.runner import RunSpec
         from experiments.spaces import space_config
+        from experiments.spec import RunSpec
 
         if isinstance(space, str):
             space = space_config(space)
             if space_settings is not None:
                 space = {**space, "settings": dict(space_settings)}
-        return RunSpec(
+        return RunSpec.of(
             dataset=dataset,
             optimizer=optimizer,
             rules={optimizer: "best_validation"},

@@ -98,9 +98,9 @@ def test_every_other_study_keeps_its_run_identity():
     """The new top-level key (time_budget_kind) is left out of a run's identity at its neutral
     value (wall), so no earlier run's config hash or file name changes."""
     spec = compose_run(["optimizer=rs", "dataset=sklearn-iris"])
-    assert "time_budget_kind" not in spec.identity() and spec.time_budget is None
+    assert "time_budget_kind" not in spec.identity() and spec.budget.seconds is None
     timed = compose_run(["optimizer=hrs", "dataset=sklearn-iris", "time_budget=60"])
-    assert "time_budget_kind" not in timed.identity() and timed.time_budget == 60
+    assert "time_budget_kind" not in timed.identity() and timed.budget.seconds == 60
     cpu = compose_run(["optimizer=hrs", "dataset=sklearn-iris", "time_budget=60",
                        "time_budget_kind=cpu"])  # fmt: skip
     assert cpu.identity()["time_budget_kind"] == "cpu" and config_hash(cpu) != config_hash(timed)
@@ -339,14 +339,14 @@ def test_the_ci_profile_runs_through_the_sweep_resumes_and_the_report_engine_wri
     runs = plan("autoweka", "ci", tmp_path)
     assert len(runs) == 3 and all(r.path.exists() and not r.waiting for r in runs)
     irace = next(r for r in runs if r.part == "irace_classification")
-    random = pd.read_parquet(next(r.path for r in runs if r.spec.run_method == "aw_random"))
+    random = pd.read_parquet(next(r.path for r in runs if r.spec.method.name == "aw_random"))
     per_evaluation = random.wall_seconds.iloc[0] / random.evaluations.iloc[0]
-    assert irace.spec.optimizer_settings["max_evaluations"] == int(3 / per_evaluation)
+    assert irace.spec.method.settings["max_evaluations"] == int(3 / per_evaluation)
     assert pd.read_parquet(irace.path).max_evaluations.iloc[0] == int(3 / per_evaluation)
     capsys.readouterr()
     assert _main(["run", "autoweka", "--profile", "ci", *root]) == 0
     assert "'done': 0" in capsys.readouterr().out  # resumed: nothing to do
-    lost = next(r for r in runs if r.spec.run_method == "aw_smac")
+    lost = next(r for r in runs if r.spec.method.name == "aw_smac")
     lost.path.unlink()
     lost.marker_path.write_text(json_.dumps({"host": __import__("socket").gethostname(),
                                              "pid": 2**22 + 12345}))  # fmt: skip
@@ -377,7 +377,7 @@ def test_i_f_race_budget_is_the_time_budget_over_random_search_s_mean_evaluation
     spec = compose_run(["optimizer=aw_irace", *TINY, "time_budget=60"])
     random = compose_run(["optimizer=aw_random", *TINY, "time_budget=60"])
     finished = [SimpleNamespace(spec=random, path=p) for p in paths]
-    assert irace_calibrated(spec, finished).optimizer_settings["max_evaluations"] == 120
+    assert irace_calibrated(spec, finished).method.settings["max_evaluations"] == 120
     wall = compose_run(["optimizer=aw_irace", *TINY, "time_budget=60", "time_budget_kind=wall"])
     assert irace_calibrated(wall, finished) == wall  # random's runs had a CPU budget
     fixed = compose_run(["optimizer=aw_irace", *TINY, "optimizer.settings.max_evaluations=7"])
@@ -400,7 +400,7 @@ def test_a_regression_fit_predicting_nan_is_a_failed_fold_and_smac_goes_on(monke
     from hpo.learners import FitGuard
     from hpo.optimizers import make_optimizer
 
-    protocol = compose_run(["optimizer=aw_smac", "dataset=sklearn-iris"]).protocol
+    protocol = compose_run(["optimizer=aw_smac", "dataset=sklearn-iris"]).task.protocol
     data = load_dataset("sklearn-diabetes")
     limits = EvaluationLimits(time_s=60)  # max_failed_folds 3; no fit reaches the child here
     evaluator = Evaluator(

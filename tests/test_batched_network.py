@@ -292,12 +292,12 @@ def test_a_random_search_run_is_the_same_with_its_networks_batched(monkeypatch) 
     next ``batch_networks_size`` are asked ahead and trained together to the learner's full
     epochs, each with its own early stopping, and each validation resumes from that network:
     the same trace (losses, epochs spent), never past the budget (10 = 4 + 4 + 2)."""
-    from experiments.runner import RunSpec
+    from experiments.spec import RunSpec
 
     space = _network_space("ffnn_mrbi")
 
     def spec_with(setting: str) -> RunSpec:
-        return RunSpec("sklearn-digits", "rs", {"rs": "best_validation"}, space=space,
+        return RunSpec.of("sklearn-digits", "rs", {"rs": "best_validation"}, space=space,
                        budget=10, batch_networks=setting, batch_networks_size=4)  # fmt: skip
 
     calls, traces = _runs_both_ways(monkeypatch, spec_with)
@@ -319,10 +319,10 @@ def test_a_random_search_run_is_the_same_with_its_networks_batched(monkeypatch) 
 def test_batch_networks_is_off_on_or_auto_and_its_size_a_count_in_one_line(
     setting: dict, message: str
 ) -> None:
-    from experiments.runner import RunSpec
+    from experiments.spec import RunSpec
 
     with pytest.raises(ValueError, match=message):
-        RunSpec(dataset="sklearn-iris", optimizer="rs", rules={"rs": "best_validation"},
+        RunSpec.of(dataset="sklearn-iris", optimizer="rs", rules={"rs": "best_validation"},
                 **setting)  # fmt: skip
 
 
@@ -330,10 +330,10 @@ def test_the_batch_size_enters_a_runs_identity_only_when_it_can_change_it() -> N
     """Its default, or any size with batching off, leaves the identity as it was; another size
     with batching on is a run of its own."""
     from experiments.results import config_hash
-    from experiments.runner import RunSpec
+    from experiments.spec import RunSpec
 
     def spec(**setting) -> RunSpec:
-        return RunSpec("sklearn-iris", "rs", {"rs": "best_validation"}, **setting)
+        return RunSpec.of("sklearn-iris", "rs", {"rs": "best_validation"}, **setting)
 
     plain = config_hash(spec())
     assert config_hash(spec(batch_networks_size=4)) == plain

@@ -50,7 +50,7 @@ def test_candidates_run_beside_the_baselines_and_the_report_ranks_them(
     assert len(plan(tiny, "smoke", root)) == 6  # the baselines only
     add_candidates(tiny, "smoke", ["cma"], root)
     planned = plan(tiny, "smoke", root)
-    assert len(planned) == 9 and {r.spec.optimizer for r in planned} == {"rs", "grid", "cma"}
+    assert len(planned) == 9 and {r.spec.method.optimizer for r in planned} == {"rs", "grid", "cma"}
     runs, counts = run_all(tiny, "smoke", root, n_jobs=1)
     assert counts == {"done": 9, "failed": 0, "skipped": 0}
     folder = root / "benchmark" / "smoke"
@@ -94,7 +94,7 @@ def test_an_outside_packages_optimizer_is_benchmarked(
     add_candidates(tiny, "smoke", ["my_local_search"], root, search_path=paths)
     runs, counts = run_all(tiny, "smoke", root, n_jobs=1)
     assert counts["done"] == 9 and counts["failed"] == 0
-    assert {r.spec.optimizer for r in runs} == {"rs", "grid", "my_optimizer.LocalSearch"}
+    assert {r.spec.method.optimizer for r in runs} == {"rs", "grid", "my_optimizer.LocalSearch"}
     report = write_report(root / "benchmark" / "smoke", chapter="benchmark").read_text()
     assert "Candidates: my_local_search; baselines: grid, rs." in report
     assert "| my_local_search | rs |" in report

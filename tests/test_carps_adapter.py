@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from experiments.compose import compose_run
-from experiments.config import UsageError
+from experiments.config import UsageError, check_method
 from experiments.objectives import ObjectiveFunction
 from experiments.results import without_timing
 from hpo.optimizers import make_optimizer, optimizer_class
@@ -116,7 +116,9 @@ def test_a_class_that_is_not_a_carps_optimizer_is_one_line_exit_2(
 def test_settings_without_a_seed_from_the_run_are_refused() -> None:
     override = "optimizer.settings.carps_optimizer.nevergrad_cfg.seed=3"
     with pytest.raises(UsageError, match="is given no seed; write from_run where"):
-        compose_run(["optimizer=carps_nevergrad_de", override, "dataset=sklearn-iris"])
+        check_method(
+            compose_run(["optimizer=carps_nevergrad_de", override, "dataset=sklearn-iris"])
+        )
 
 
 def test_a_wrapped_library_that_is_not_installed_is_one_line() -> None:
@@ -125,7 +127,7 @@ def test_a_wrapped_library_that_is_not_installed_is_one_line() -> None:
         import hebo  # noqa: F401
     except ImportError:
         with pytest.raises(UsageError, match="does not import .*install the library it wraps"):
-            compose_run(["optimizer=carps_random", override, "dataset=sklearn-iris"])
+            check_method(compose_run(["optimizer=carps_random", override, "dataset=sklearn-iris"]))
     else:
         pytest.skip("hebo is installed here")
 
@@ -195,5 +197,5 @@ def test_composing_inside_another_hydra_app_leaves_that_app_as_it_was(tmp_path: 
     (tmp_path / "config.yaml").write_text("theirs: 1\n")
     with initialize_config_dir(config_dir=str(tmp_path), version_base=None):
         spec = compose_run(["optimizer=rs", "dataset=sklearn-iris"])
-        assert spec.optimizer == "rs"
+        assert spec.method.optimizer == "rs"
         assert compose(config_name="config") == {"theirs": 1}

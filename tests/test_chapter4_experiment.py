@@ -9,7 +9,6 @@ checked in ``tests/test_method_configs.py``.
 
 from __future__ import annotations
 
-import dataclasses
 import subprocess
 import sys
 from collections import defaultdict
@@ -20,7 +19,7 @@ import pandas as pd
 import pytest
 
 from experiments.compose import compose_run
-from experiments.config import UsageError
+from experiments.config import UsageError, check_method
 from experiments.results import read_predictions
 from experiments.runner import PREDICTION_KINDS
 from experiments.single import run_and_save
@@ -35,10 +34,12 @@ FAST_GP = {"burnin": 5, "n_samples": 2, "ls_restarts": 2, "ls_best_observed": 2,
 def test_chapter4_plan_shares_the_best_and_post_runs(tmp_path: Path) -> None:
     groups = defaultdict(set)
     for run in plan("chapter4", "smoke", results_root=tmp_path):
-        key = (run.part, run.spec.dataset, run.spec.repetition)
-        groups[key].add(frozenset(run.spec.rules))
-        assert run.spec.protocol_name == "chapter4" and run.spec.predictions
-        assert run.spec.space_name == {"svm": "svm_kernels", "sklearn": "sklearn_cash"}[run.part]
+        key = (run.part, run.spec.task.dataset, run.spec.repetition)
+        groups[key].add(frozenset(run.spec.method.rules))
+        assert run.spec.task.protocol_name == "chapter4" and run.spec.outputs.predictions
+        assert (
+            run.spec.task.space_name == {"svm": "svm_kernels", "sklearn": "sklearn_cash"}[run.part]
+        )
     svm = {
         frozenset(g) for g in (["BO-best", "BO-post"], ["RS-best", "RS-post"], ["EO", "EO-post"])
     }
@@ -53,8 +54,8 @@ def test_chapter4_plan_shares_the_best_and_post_runs(tmp_path: Path) -> None:
 
 def test_chapter4_paper_profile_is_the_thesis_design(tmp_path: Path) -> None:
     runs = plan("chapter4", "paper", results_root=tmp_path)
-    assert {r.spec.budget for r in runs} == {200}
-    assert len({r.spec.dataset for r in runs}) == 18
+    assert {r.spec.budget.evaluations for r in runs} == {200}
+    assert len({r.spec.task.dataset for r in runs}) == 18
     assert {r.spec.repetition for r in runs} == set(range(10))
     assert len(runs) == 18 * 10 * (3 + 6)
 
@@ -74,11 +75,10 @@ def test_bo_best_and_bo_post_share_one_run_recomputed_from_the_sidecar(tmp_path:
     best = compose_run(["optimizer=bo_best", "dataset=sklearn-breast-cancer", "budget=10"])
     post = compose_run(["optimizer=bo_post", "dataset=sklearn-breast-cancer", "budget=10"])
     assert {**best.identity(), "rules": None} == {**post.identity(), "rules": None}
-    spec = dataclasses.replace(
-        best,
-        rules={**best.rules, **post.rules},
+    spec = best.with_settings(
+        rules={**best.method.rules, **post.method.rules},
         predictions=True,
-        optimizer_settings={**best.optimizer_settings, **FAST_GP},
+        optimizer_settings={**best.method.settings, **FAST_GP},
     )
     path = run_and_save(spec, tmp_path / "run.parquet")
     table = pd.read_parquet(path)
@@ -133,7 +133,7 @@ def test_bo_best_and_bo_post_share_one_run_recomputed_from_the_sidecar(tmp_path:
 )
 def test_bad_ensemble_settings_are_refused_before_anything_runs(overrides, message) -> None:
     with pytest.raises(UsageError, match=message.replace("(", r"\(")):
-        compose_run([*overrides, "dataset=pima"])
+        check_method(compose_run([*overrides, "dataset=pima"]))
 
 
 def test_a_bad_ensemble_setting_on_the_command_line_is_one_line_and_exit_2(tmp_path: Path) -> None:

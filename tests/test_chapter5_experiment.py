@@ -18,7 +18,7 @@ import pytest
 
 import hpo.evaluation.evaluator
 from experiments.compose import compose_run
-from experiments.config import UsageError
+from experiments.config import UsageError, check_method
 from experiments.results import config_hash
 from experiments.sweep import dataset_notes, plan, record_dataset_notes
 from hpo.data.catalog import OPENML_SUBSTITUTES, Dataset, load_openml, plan_datasets
@@ -157,16 +157,18 @@ def test_the_chapter5_plan_runs_eleven_methods_per_dataset_and_notes_the_rest(
     openml_dir: Path, tmp_path: Path
 ) -> None:
     runs = plan("chapter5", "smoke", results_root=tmp_path)
-    per_method = Counter(run.spec.run_method for run in runs)
+    per_method = Counter(run.spec.method.name for run in runs)
     assert len(per_method) == 11 and set(per_method.values()) == {6 * 2}
-    assert {run.spec.dataset for run in runs} == {
+    assert {run.spec.task.dataset for run in runs} == {
         "pima", "titanic", "car", "statlog-german-credit", "wine-quality-red", "molec-biol-splice"
     }  # fmt: skip
     for run in runs:
-        assert run.spec.space_name == "sklearn_cash" and run.spec.protocol_name == "chapter5"
-        assert run.spec.budget == 30 and run.spec.experiment == "chapter5"
-        if run.spec.optimizer == "cma":  # λ = 4 + ⌊3 ln d⌋ for Table 5.2's CMA
-            assert run.spec.optimizer_settings == {"popsize": "auto", "start": "centre"}
+        assert (
+            run.spec.task.space_name == "sklearn_cash" and run.spec.task.protocol_name == "chapter5"
+        )
+        assert run.spec.budget.evaluations == 30 and run.spec.outputs.experiment == "chapter5"
+        if run.spec.method.optimizer == "cma":  # λ = 4 + ⌊3 ln d⌋ for Table 5.2's CMA
+            assert run.spec.method.settings == {"popsize": "auto", "start": "centre"}
     notes = record_dataset_notes("chapter5", "smoke", results_root=tmp_path)
     assert set(notes) == {"openml:46", "openml:1049"}
     assert json.loads((tmp_path / "chapter5/smoke/dataset_notes.json").read_text()) == notes
@@ -191,7 +193,7 @@ def test_bad_chapter5_settings_are_refused_before_anything_runs(
     overrides: list[str], message: str
 ) -> None:
     with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        compose_run(overrides)
+        check_method(compose_run(overrides))
 
 
 def test_run_py_refuses_a_conditional_kernel_on_a_flat_space_and_writes_nothing(

@@ -157,10 +157,11 @@ def test_smac_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 def test_smac_end_to_end_through_the_runner() -> None:
     pytest.importorskip("smac")
-    from experiments.runner import RunSpec, run
+    from experiments.runner import run
+    from experiments.spec import RunSpec
 
     result = run(
-        RunSpec(
+        RunSpec.of(
             dataset="sklearn-iris", optimizer="smac", rules={"smac": "best_validation"}, budget=6
         )
     )

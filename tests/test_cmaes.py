@@ -144,9 +144,9 @@ def test_initial_step_size_is_0_3_in_the_unit_cube_as_configured_for_every_cma_m
     )
     for method in ("cma", "cma_r", "cma_pv", "cma_bw_r"):  # sigma0 = 0.3: docs/deviations.md
         spec = compose_run([f"optimizer={method}", "dataset=iris"])
-        space = space_from_config(spec.space)
+        space = space_from_config(spec.task.space)
         rng = np.random.default_rng(0)
-        built = make_optimizer(spec.optimizer, space, 100, rng, **spec.optimizer_settings)
+        built = make_optimizer(spec.method.optimizer, space, 100, rng, **spec.method.settings)
         assert built.strategy.sigma0 == 0.3
 
 
@@ -198,10 +198,10 @@ def test_the_start_is_the_centre_for_every_cma_method_and_random_on_request() ->
         ],
     ):
         spec = compose_run([*overrides, "dataset=iris"])
-        assert spec.optimizer_settings["start"] == "centre", overrides
-        space = space_from_config(spec.space)
+        assert spec.method.settings["start"] == "centre", overrides
+        space = space_from_config(spec.task.space)
         built = make_optimizer(
-            spec.optimizer, space, 100, np.random.default_rng(0), **spec.optimizer_settings
+            spec.method.optimizer, space, 100, np.random.default_rng(0), **spec.method.settings
         )
         assert np.array_equal(built.centroid, np.full(space.dim, 0.5))
     centre = CMAESOptimizer(load_space("svm_rbf"), 12, np.random.default_rng(4))

@@ -23,8 +23,9 @@ import pandas as pd
 import pytest
 
 import hpo.learners.registry
-from experiments.runner import RunSpec, execute_run
+from experiments.runner import execute_run
 from experiments.spaces import space_config
+from experiments.spec import RunSpec
 from hpo.data.catalog import Dataset
 from hpo.evaluation.protocol import ProtocolSettings, RepetitionSplits
 from hpo.optimizers import CLASSES
@@ -104,7 +105,7 @@ def _splits(spec: RunSpec, data: Dataset) -> RepetitionSplits:
         _labels(data),
         len(data.y),
         data.has_predefined_test,
-        spec.protocol,
+        spec.task.protocol,
         spec.seed,
         data.name,
         spec.repetition,
@@ -125,7 +126,7 @@ def _spec(protocol: ProtocolSettings, optimizer: str = "rs", **overrides) -> Run
         budget=8,
     )
     values.update(overrides)
-    return RunSpec(**values)
+    return RunSpec.of(**values)
 
 
 @dataclass

@@ -5,7 +5,6 @@ the sidecars (ensembles voted member by member), average to each output's test e
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from pathlib import Path
 
@@ -21,30 +20,30 @@ from experiments.sweep import plan
 
 def test_the_plan_runs_three_pools_per_dataset_on_one_partition(tmp_path: Path) -> None:
     runs = plan("ensembles", "medium", results_root=tmp_path)
-    pools = Counter(tuple(sorted(r.spec.rules)) for r in runs)
+    pools = Counter(tuple(sorted(r.spec.method.rules)) for r in runs)
     assert pools == {
         ("BO-best", "BO-post"): 36,
         ("EO", "EO-post"): 36,
         ("esmbo", "esmbo-argmin"): 36,
     }
-    assert len({r.spec.dataset for r in runs}) == 12
+    assert len({r.spec.task.dataset for r in runs}) == 12
     for r in runs:
-        assert (r.spec.space_name, r.spec.protocol_name, r.spec.budget) == (
+        assert (r.spec.task.space_name, r.spec.task.protocol_name, r.spec.budget.evaluations) == (
             "esmbo_svm",
             "esmbo",
             50,
         )
-        assert r.spec.predictions
+        assert r.spec.outputs.predictions
 
 
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("ensembles") / "smoke"
     for planned in plan("ensembles", "smoke", results_root=root.parent):
-        if planned.spec.dataset != "pima":
+        if planned.spec.task.dataset != "pima":
             continue
-        spec = dataclasses.replace(planned.spec, budget=16)  # a short run of each pool
-        path = root / "runs" / "svm" / spec.dataset / f"{spec.run_method}.parquet"
+        spec = planned.spec.with_settings(budget=16)  # a short run of each pool
+        path = root / "runs" / "svm" / spec.task.dataset / f"{spec.method.name}.parquet"
         path.parent.mkdir(parents=True, exist_ok=True)
         write_run(run(spec), path, spec, 1.0)
     return root

@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 
 from experiments.results import read_predictions
-from experiments.runner import PREDICTION_KINDS, RunSpec
+from experiments.runner import PREDICTION_KINDS
 from experiments.single import run_and_save
+from experiments.spec import RunSpec
 from hpo.data.catalog import load_dataset
 from hpo.ensembles import ensemble_loss, forward_greedy, majority_vote
 from hpo.evaluation.protocol import ProtocolSettings
@@ -171,7 +172,7 @@ def _vote_error(predictions: pd.DataFrame, members: str, y: np.ndarray, same: di
 
 
 def test_eo_run_through_the_runner_and_the_sidecar(tmp_path: Path):
-    spec = RunSpec(
+    spec = RunSpec.of(
         dataset="sklearn-breast-cancer",
         optimizer="eo",
         rules={"EO": "eo", "EO-post": "post_hoc"},

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from experiments.compose import compose_run
-from experiments.runner import RunSpec, run
+from experiments.runner import run
+from experiments.spec import RunSpec
 from hpo.ensembles.agnostic_bayes import bootstrap_risks, example_losses
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.esmbo import ESMBOOptimizer
@@ -92,7 +93,7 @@ def test_bad_settings_are_refused_with_the_value_and_range() -> None:
 
 
 def test_end_to_end_esmbo_and_argmin_from_one_run() -> None:
-    spec = RunSpec(
+    spec = RunSpec.of(
         dataset="sklearn-breast-cancer",
         optimizer="esmbo",
         rules={"ESMBO": "agnostic_bayes", "SMBO": "best_validation"},
@@ -133,7 +134,7 @@ def test_rule_on_an_esmbo_run_uses_the_optimizers_bootstraps() -> None:
 
 def test_ers_is_the_rule_over_a_random_search_run_with_n_half_the_budget() -> None:
     spec = compose_run(["optimizer=ers", "dataset=sklearn-breast-cancer", "budget=10"])
-    assert spec.optimizer == "rs" and dict(spec.rules) == {
+    assert spec.method.optimizer == "rs" and dict(spec.method.rules) == {
         "ers": "agnostic_bayes",
         "ers-argmin": "best_validation",
     }
@@ -148,8 +149,8 @@ def test_ers_is_the_rule_over_a_random_search_run_with_n_half_the_budget() -> No
 
 def test_esmbo_config_composes_with_its_settings() -> None:
     spec = compose_run(["optimizer=esmbo", "budget=8", "+optimizer.settings.essr=0.5"])
-    assert spec.optimizer == "esmbo" and dict(spec.optimizer_settings) == {"essr": 0.5}
-    assert dict(spec.rules) == {  # an overridden setting names both methods' labels
+    assert spec.method.optimizer == "esmbo" and dict(spec.method.settings) == {"essr": 0.5}
+    assert dict(spec.method.rules) == {  # an overridden setting names both methods' labels
         "esmbo[essr=0.5]": "agnostic_bayes",
         "esmbo-argmin[essr=0.5]": "best_validation",
     }

@@ -14,7 +14,7 @@ import pytest
 from scipy.optimize import approx_fprime
 
 from experiments.compose import compose_run
-from experiments.config import UsageError
+from experiments.config import UsageError, check_method
 from experiments.runner import run
 from experiments.spaces import load_space, spaces_for_task
 from hpo.data.catalog import binarize, dataset_task, load_dataset
@@ -141,7 +141,7 @@ def test_regression_run_scores_the_weighted_mean_from_the_sidecar() -> None:
 
 def test_esmbo_protocol_is_a_40_30_30_partition() -> None:
     spec = compose_run(["optimizer=esmbo", "dataset=sklearn-friedman1"] + ["space=esmbo_svr"])
-    splits = RepetitionSplits(np.zeros(2000), 2000, False, spec.protocol, 0, "x", 0)
+    splits = RepetitionSplits(np.zeros(2000), 2000, False, spec.task.protocol, 0, "x", 0)
     sizes = splits.sizes()
     assert (sizes["n_test"], sizes["n_valid"], sizes["n_train"]) == (600, 600, 800)
     assert sizes["n_selection"] == 0
@@ -178,7 +178,7 @@ def test_binary_merges_every_class_but_the_most_frequent() -> None:
 )
 def test_bad_inputs_are_one_line(overrides: list[str], message: str) -> None:
     with pytest.raises(UsageError) as caught:
-        compose_run(["optimizer=esmbo", "budget=10", *overrides])
+        check_method(compose_run(["optimizer=esmbo", "budget=10", *overrides]))
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 

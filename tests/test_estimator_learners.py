@@ -45,7 +45,7 @@ def test_the_command_line_swaps_the_spaces_learner() -> None:
     forest = "sklearn.ensemble.RandomForestClassifier"
     base = ["space=trees", "optimizer=rs", "budget=3"]
     swapped = compose_run([*base, f"learner._target_={forest}"])
-    assert swapped.space["learner"] == forest
+    assert swapped.task.space["learner"] == forest
     assert config_hash(swapped) != config_hash(compose_run(base))
     assert set(run(swapped).trace["learner"]) == {forest}
 

@@ -17,8 +17,8 @@ import pytest
 
 from experiments import results
 from experiments.results import inspect_results_file
-from experiments.runner import RunSpec
 from experiments.single import prepare, run_and_save
+from experiments.spec import RunSpec
 from experiments.sweep import plan, run_sweep, status
 
 REPO = Path(__file__).resolve().parents[1]
@@ -31,7 +31,7 @@ def _run_py(*args: str, cwd: Path = REPO, env: dict | None = None) -> subprocess
 
 def _spec(**overrides) -> RunSpec:
     values = dict(dataset="sklearn-iris", optimizer="rs", rules={"rs": "best_validation"}, budget=4)
-    return RunSpec(**{**values, **overrides})
+    return RunSpec.of(**{**values, **overrides})
 
 
 def test_multirun_over_config_groups_runs_one_job_per_combination(tmp_path: Path) -> None:

@@ -18,8 +18,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis import layout
 from experiments.compose import compose_run
-from experiments.results import config_hash
+from experiments.results import config_hash, run_filename
 from experiments.runner import run
 from hpo.data import catalog, files
 from hpo.data.catalog import (
@@ -102,7 +103,7 @@ def test_a_run_on_a_file_dataset(iris_csv: Path) -> None:
     spec = compose_run([f"dataset=file:{iris_csv}:species", "optimizer=rs", "budget=3"])
     result = run(spec)
     assert len(result.trace) == 3 and result.outcomes["test_error"].between(0, 1).all()
-    assert result.data_provenance["dataset_sha256"] == load_dataset(spec.dataset).checksum()
+    assert result.data_provenance["dataset_sha256"] == load_dataset(spec.task.dataset).checksum()
 
 
 def _without_timings(frame: pd.DataFrame) -> pd.DataFrame:
@@ -119,6 +120,9 @@ def test_one_file_under_two_paths_gives_one_run(iris_csv: Path, tmp_path: Path) 
     specs = [compose_run([f"dataset={n}", "optimizer=rs", "budget=3"]) for n in names]
     assert config_hash(specs[0]) == config_hash(specs[1])  # one identity: the content's
     assert specs[0].identity()["dataset"] == files.fingerprint(names[0])
+    path = run_filename(specs[0])  # one results file: the second run finds the first's
+    assert path == run_filename(specs[1]) and ":" not in path and "=" not in path
+    assert path.startswith(f"file-sha256-{files.content_digest(iris_csv)}-species/")
     first, second = (run(spec) for spec in specs)
     pd.testing.assert_frame_equal(_without_timings(first.trace), _without_timings(second.trace))
     pd.testing.assert_frame_equal(
@@ -428,3 +432,15 @@ def test_the_command_line_refuses_an_empty_file_and_writes_nothing(
         "rows, comma separated\n"
     )
     assert not results.exists()
+
+
+@pytest.mark.parametrize(
+    ("dataset", "folder"),
+    [
+        ("sklearn-iris", "sklearn-iris"),  # a built-in name keeps its folder
+        ("openml:31", "openml-31"),
+        ("binary:file:sha256=ab12:y", "binary-file-sha256-ab12-y"),
+    ],
+)
+def test_a_results_folder_name_holds_no_colon(dataset: str, folder: str) -> None:
+    assert layout.dataset_folder(dataset) == folder

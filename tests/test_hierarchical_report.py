@@ -82,7 +82,7 @@ def test_the_report_of_two_tiny_runs(tmp_path: Path) -> None:
             spec = compose_run([f"optimizer={method}", f"dataset={dataset}", *fast,
                                 "optimizer.model_selection.defaults=false"])  # fmt: skip
         name = layout.run_filename(
-            spec.dataset, spec.run_method, spec.protocol_name, 0, 0, config_hash(spec)
+            spec.task.dataset, spec.method.name, spec.task.protocol_name, 0, 0, config_hash(spec)
         )
         run_and_save(spec, runs / name)
     for dataset in ("sklearn-iris", "sklearn-wine"):  # the priors part (Algorithm 4, Fig 5.3)
@@ -93,7 +93,7 @@ def test_the_report_of_two_tiny_runs(tmp_path: Path) -> None:
              "++space.parameters.svm__gamma.prior=[{dist:uniform}]"]
         )  # fmt: skip
         name = layout.run_filename(
-            spec.dataset, spec.run_method, spec.protocol_name, 0, 0, config_hash(spec)
+            spec.task.dataset, spec.method.name, spec.task.protocol_name, 0, 0, config_hash(spec)
         )
         run_and_save(spec, tmp_path / layout.RUNS / "priors" / name)
     report = write_report(tmp_path, tmp_path / "report", chapter="hierarchical")

@@ -3,7 +3,6 @@ child process and recorded as a failure, and the next call runs in a fresh child
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 
@@ -315,11 +314,11 @@ def test_partial_evaluations_run_in_the_child_as_in_process():
 
 def test_limits_off_keep_the_run_identity_and_on_change_it():
     from experiments.results import config_hash
-    from experiments.runner import RunSpec
+    from experiments.spec import RunSpec
 
-    spec = RunSpec(dataset="sklearn-iris", optimizer="rs", rules={"rs": "best_validation"})
+    spec = RunSpec.of(dataset="sklearn-iris", optimizer="rs", rules={"rs": "best_validation"})
     assert "limits" not in spec.identity()
-    on = dataclasses.replace(spec, limits=EvaluationLimits(time_s=10))
+    on = spec.with_settings(limits=EvaluationLimits(time_s=10))
     assert config_hash(on) != config_hash(spec)
 
 

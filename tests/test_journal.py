@@ -22,8 +22,9 @@ from experiments.compose import compose_run
 from experiments.interrupt import Interrupted
 from experiments.journal import Journal, JournalError, check_journaled, journal_path
 from experiments.results import bit_differences, run_filename, without_timing
-from experiments.runner import RunSpec, _set_up, run
+from experiments.runner import _set_up, run
 from experiments.single import run_and_save
+from experiments.spec import RunSpec
 from hpo.data.catalog import load_dataset
 from hpo.optimizers.base import Proposal
 from hpo.optimizers.random_search import RandomSearch
@@ -148,7 +149,7 @@ def test_a_journal_the_run_disagrees_with_is_refused(tmp_path: Path, wine) -> No
 )
 def test_runs_a_journal_cannot_resume_exactly_are_refused(changes: dict, reason: str) -> None:
     with pytest.raises(JournalError, match=f"^journal=true cannot resume this run: .*{reason}"):
-        check_journaled(replace(_spec("rs"), **changes))
+        check_journaled(_spec("rs").with_settings(**changes))
 
 
 def test_the_command_keeps_and_names_the_journal_on_ctrl_c_and_resumes(

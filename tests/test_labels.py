@@ -28,13 +28,13 @@ def test_an_overridden_sampler_gets_its_own_label() -> None:
         ["optimizer=optuna_tpe", *IRIS,
          "optimizer.settings.sampler._target_=optuna.samplers.RandomSampler"]
     )  # fmt: skip
-    assert list(plain.rules) == ["optuna_tpe"]
-    assert list(other.rules) == ["optuna_tpe[sampler=RandomSampler]"]
+    assert list(plain.method.rules) == ["optuna_tpe"]
+    assert list(other.method.rules) == ["optuna_tpe[sampler=RandomSampler]"]
     assert method_hash(other) != method_hash(plain)
 
 
 def test_a_method_flag_and_a_setting_each_enter_the_label_and_a_stage_does_not() -> None:
-    assert list(compose_run(["optimizer=gp", *IRIS, "optimizer.reshuffle=true"]).rules) == [
+    assert list(compose_run(["optimizer=gp", *IRIS, "optimizer.reshuffle=true"]).method.rules) == [
         "gp[reshuffle=true]"
     ]
     assert label_overrides(
@@ -42,12 +42,12 @@ def test_a_method_flag_and_a_setting_each_enter_the_label_and_a_stage_does_not()
          "optimizer.model_selection=null", "dataset=iris", "optimizer=smac"]
     ) == [("facade", "RandomFacade"), ("n_initial", "3")]  # fmt: skip
     hrs = compose_run(["optimizer=hrs", "dataset=sklearn-iris", "optimizer.model_selection=null"])
-    assert hrs.rules == compose_run(["optimizer=hrs", "dataset=sklearn-iris"]).rules
+    assert hrs.method.rules == compose_run(["optimizer=hrs", "dataset=sklearn-iris"]).method.rules
 
 
 def test_a_label_can_be_given_and_is_checked() -> None:
     named = compose_run(["optimizer=optuna_tpe", *IRIS, "optimizer.label=my_tpe"])
-    assert list(named.rules) == ["my_tpe"]
+    assert list(named.method.rules) == ["my_tpe"]
     assert config_hash(named) != config_hash(compose_run(["optimizer=optuna_tpe", *IRIS]))
     with pytest.raises(UsageError, match="without / : or"):
         compose_run(["optimizer=rs", *IRIS, "optimizer.label=a/b"])

@@ -175,51 +175,60 @@ def test_method_config_matches_the_thesis_definition(config_name: str) -> None:
     assert raw["rules"] == rules
     # the run the command line builds from it (the composition path of run.py and sweeps)
     spec = compose_run([f"optimizer={config_name}", "dataset=iris"])
-    assert spec.optimizer == family
-    assert spec.protocol.reshuffle is reshuffle
-    assert spec.protocol.selection_split is selection_split
-    assert dict(spec.rules) == rules
+    assert spec.method.optimizer == family
+    assert spec.task.protocol.reshuffle is reshuffle
+    assert spec.task.protocol.selection_split is selection_split
+    assert dict(spec.method.rules) == rules
     if method in CHAPTER3_METHODS:
         assert METHOD_RULES[method] == rule
     if config_name in CHAPTER5_DEFAULTS:  # Chapter 5's space and protocol unless overridden
-        assert (spec.space_name, spec.protocol_name) == ("sklearn_cash", "chapter5")
-        assert spec.protocol.standardize and spec.protocol.n_folds == 5
-        assert spec.protocol.test_frac == 0.2
+        assert (spec.task.space_name, spec.task.protocol_name) == ("sklearn_cash", "chapter5")
+        assert spec.task.protocol.standardize and spec.task.protocol.n_folds == 5
+        assert spec.task.protocol.test_frac == 0.2
     elif config_name in CHAPTER4_LOSS:  # Chapter 4's scikit-learn space and protocol
-        assert (spec.space_name, spec.protocol_name) == ("sklearn_cash", "chapter4")
-        assert spec.protocol.standardize and spec.protocol.n_folds == 5
-        assert spec.protocol.test_frac == pytest.approx(1 / 3) and spec.protocol.train_cap is None
+        assert (spec.task.space_name, spec.task.protocol_name) == ("sklearn_cash", "chapter4")
+        assert spec.task.protocol.standardize and spec.task.protocol.n_folds == 5
+        assert (
+            spec.task.protocol.test_frac == pytest.approx(1 / 3)
+            and spec.task.protocol.train_cap is None
+        )
     elif config_name in SEED003_DEFAULTS:
-        assert (spec.space_name, spec.protocol_name) == ("seed003", "seed003")
-        assert (spec.protocol.n_folds, spec.protocol.test_frac) == (10, 0.5)
-        assert spec.objective["name"] == "performance_index" and "model_selection" in spec.stages
-        assert spec.fit_guard.on_limit == "keep"
+        assert (spec.task.space_name, spec.task.protocol_name) == ("seed003", "seed003")
+        assert (spec.task.protocol.n_folds, spec.task.protocol.test_frac) == (10, 0.5)
+        assert (
+            spec.task.objective["name"] == "performance_index"
+            and "model_selection" in spec.method.stages
+        )
+        assert spec.task.fit_guard.on_limit == "keep"
     elif config_name in UAI2014_DEFAULTS:
-        assert (spec.space_name, spec.protocol_name) == ("esmbo_svm", "esmbo")
-        assert (spec.protocol.validation, spec.protocol.test_frac) == ("holdout", 0.3)
+        assert (spec.task.space_name, spec.task.protocol_name) == ("esmbo_svm", "esmbo")
+        assert (spec.task.protocol.validation, spec.task.protocol.test_frac) == ("holdout", 0.3)
     elif config_name in SEED002_DEFAULTS:
-        assert (spec.space_name, spec.protocol_name) == ("ffnn_mnist", "holdout")
+        assert (spec.task.space_name, spec.task.protocol_name) == ("ffnn_mnist", "holdout")
     elif config_name.startswith("aw_"):  # seed 004 §4.1: 30 % test, 30 % diagnostic, 10 folds
-        assert (spec.space_name, spec.protocol_name) == ("autoweka_classification", "autoweka")
-        assert (spec.protocol.n_folds, spec.protocol.test_frac) == (10, 0.3)
-        assert (spec.protocol.selection_frac, spec.protocol.train_cap) == (0.3, None)
-        assert (spec.time_budget, spec.time_budget_kind) == (60, "cpu")
+        assert (spec.task.space_name, spec.task.protocol_name) == (
+            "autoweka_classification",
+            "autoweka",
+        )
+        assert (spec.task.protocol.n_folds, spec.task.protocol.test_frac) == (10, 0.3)
+        assert (spec.task.protocol.selection_frac, spec.task.protocol.train_cap) == (0.3, None)
+        assert (spec.budget.seconds, spec.budget.clock) == (60, "cpu")
     else:
-        assert spec.space_name == "svm_rbf" and not spec.protocol.standardize
+        assert spec.task.space_name == "svm_rbf" and not spec.task.protocol.standardize
     if config_name in CHAPTER5_GP:
         kernel, acquisition, impute = CHAPTER5_GP[config_name]
-        settings = spec.optimizer_settings
+        settings = spec.method.settings
         assert settings["kernel"] == kernel
         assert settings["acquisition_optimizer"] == acquisition
         assert settings.get("impute", True) is impute
         assert (settings["priors"], settings["initial_design"]) == ("lognormal", "random_valid")
     if config_name in CHAPTER4_LOSS:
-        _check_chapter4_settings(config_name, spec.optimizer_settings, "sklearn_cash")
+        _check_chapter4_settings(config_name, spec.method.settings, "sklearn_cash")
         svm = compose_run([f"optimizer={config_name}", "dataset=iris", "space=svm_kernels"])
-        assert (svm.space_name, svm.protocol_name) == ("svm_kernels", "chapter4")
-        _check_chapter4_settings(config_name, svm.optimizer_settings, "svm_kernels")
+        assert (svm.task.space_name, svm.task.protocol_name) == ("svm_kernels", "chapter4")
+        _check_chapter4_settings(config_name, svm.method.settings, "svm_kernels")
     if config_name == "spearmint":  # Spearmint's own priors and grid + L-BFGS-B, no imputation
-        assert spec.optimizer_settings == {"impute": False}
+        assert spec.method.settings == {"impute": False}
 
 
 def _check_chapter4_settings(config_name: str, settings: dict, space: str) -> None:
@@ -233,7 +242,7 @@ def _check_chapter4_settings(config_name: str, settings: dict, space: str) -> No
     for key, value in CHAPTER4_GP[space].items():
         assert settings[key] == value, (config_name, space, key)
     if family == "gp":
-        matern_ls = compose_run(["optimizer=gp_matern_ls", "dataset=iris"]).optimizer_settings
+        matern_ls = compose_run(["optimizer=gp_matern_ls", "dataset=iris"]).method.settings
         if space == "sklearn_cash":
             assert settings == matern_ls
         else:  # Spearmint's GP-EI: the gp family's defaults
@@ -260,22 +269,22 @@ def test_chapter4_post_methods_share_the_run_of_their_best_method() -> None:
 def test_chapter4_and_5_methods_default_to_200_evaluations_chapter3_to_100() -> None:
     """Thesis §4.4 and §5.5: budget 200; §3.3: 100. A command-line budget wins."""
     for config_name in CONFIGS:
-        budget = compose_run([f"optimizer={config_name}"]).budget
+        budget = compose_run([f"optimizer={config_name}"]).budget.evaluations
         raw = yaml.safe_load(Path(CONF_DIR / "optimizer" / f"{config_name}.yaml").read_text())
         assert budget == raw.get("budget", 100), config_name
         own = config_name in OWN_BUDGET or config_name.startswith("aw_")  # seed 004: seconds
         assert budget in (100, 150, 200) or own, config_name
         if _method(config_name) in CHAPTER3_METHODS:
             assert budget == 100, config_name
-    assert {compose_run([f"optimizer={c}"]).budget for c in CHAPTER5_DEFAULTS} == {200}
-    assert compose_run(["optimizer=gp_cond_ls", "budget=20"]).budget == 20
+    assert {compose_run([f"optimizer={c}"]).budget.evaluations for c in CHAPTER5_DEFAULTS} == {200}
+    assert compose_run(["optimizer=gp_cond_ls", "budget=20"]).budget.evaluations == 20
 
 
 def test_a_command_line_space_or_protocol_wins_over_a_methods_defaults() -> None:
     spec = compose_run(["optimizer=gp_matern_ls", "space=svm_kernels", "protocol=cv5"])
-    assert (spec.space_name, spec.protocol_name) == ("svm_kernels", "cv5")
+    assert (spec.task.space_name, spec.task.protocol_name) == ("svm_kernels", "cv5")
     spec = compose_run(["optimizer=rs", "space=sklearn_cash"])
-    assert (spec.space_name, spec.protocol_name) == ("sklearn_cash", "holdout")
+    assert (spec.task.space_name, spec.task.protocol_name) == ("sklearn_cash", "holdout")
 
 
 def _shared_runs(part: str, tmp_path: Path) -> dict[tuple, set[frozenset[str]]]:
@@ -283,8 +292,8 @@ def _shared_runs(part: str, tmp_path: Path) -> dict[tuple, set[frozenset[str]]]:
     runs = defaultdict(set)
     for run in plan("chapter3", "smoke", results_root=tmp_path):
         if run.part == part:
-            key = (run.spec.protocol_name, run.spec.dataset, run.spec.repetition)
-            runs[key].add(frozenset(run.spec.rules))
+            key = (run.spec.task.protocol_name, run.spec.task.dataset, run.spec.repetition)
+            runs[key].add(frozenset(run.spec.method.rules))
     return runs
 
 
@@ -334,10 +343,10 @@ def test_chapter3_runs_its_gp_methods_noiseless_and_nothing_else(tmp_path: Path)
     assert set(config["method_overrides"]) == gp_methods
     assert all("method_overrides" not in p for p in _all_parts(config))
     for run in plan("chapter3", "smoke", results_root=tmp_path):
-        gp = next(iter(run.spec.rules)).startswith("gp")
-        assert run.spec.optimizer_settings.get("fixed_noise") == (1e-3 if gp else None), run.path
+        gp = next(iter(run.spec.method.rules)).startswith("gp")
+        assert run.spec.method.settings.get("fixed_noise") == (1e-3 if gp else None), run.path
     alone = compose_run(["optimizer=gp", "dataset=sklearn-iris"])
-    assert "fixed_noise" not in alone.optimizer_settings
+    assert "fixed_noise" not in alone.method.settings
 
 
 def _all_parts(config: dict) -> list[dict]:

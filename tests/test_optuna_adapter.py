@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from experiments.compose import compose_run
-from experiments.config import UsageError
+from experiments.config import UsageError, check_method
 from experiments.results import without_timing
 from hpo.optimizers import make_optimizer, optimizer_class
 from hpo.space.search_space import Categorical, Integer, Real
@@ -126,7 +126,7 @@ def test_a_sampler_that_is_not_an_optuna_sampler_is_one_line_exit_2(
 def test_a_sampler_that_does_not_import_is_one_line() -> None:
     override = "optimizer.settings.sampler._target_=optuna.samplers.NoSampler"
     with pytest.raises(UsageError, match="'optuna.samplers.NoSampler' is not an Optuna sampler"):
-        compose_run(["optimizer=optuna_tpe", override, "dataset=sklearn-iris"])
+        check_method(compose_run(["optimizer=optuna_tpe", override, "dataset=sklearn-iris"]))
 
 
 def test_a_seed_in_the_sampler_settings_is_refused() -> None:

@@ -71,7 +71,7 @@ def test_the_registry_takes_a_dotted_path_as_a_family() -> None:
     assert optimizer_versions(TARGET) == {f"optimizer:{TARGET}": "0.1.0"}
     assert optimizer_versions("rs") == {}  # a built-in family's provenance is as before
     spec = compose_run(RUN)
-    assert spec.optimizer == TARGET and dict(spec.optimizer_settings) == {
+    assert spec.method.optimizer == TARGET and dict(spec.method.settings) == {
         "n_initial": 3,
         "scale": 0.1,
     }

@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 
 from experiments.results import read_predictions
-from experiments.runner import PREDICTION_KINDS, RunSpec, run
+from experiments.runner import PREDICTION_KINDS, run
 from experiments.single import run_and_save
 from experiments.spaces import space_config
+from experiments.spec import RunSpec
 from hpo.data.catalog import load_dataset
 from hpo.ensembles import majority_vote
 from hpo.evaluation.evaluator import ChoiceScorer, Evaluator
@@ -49,7 +50,7 @@ def _losses_from_predictions(predictions: pd.DataFrame, y: np.ndarray, split: st
 def test_sidecar_predictions_reproduce_every_trace_loss_exactly(
     tmp_path: Path, validation: str, selection_split: bool, reshuffle: bool, space: str
 ) -> None:
-    spec = RunSpec(
+    spec = RunSpec.of(
         dataset="sklearn-wine",
         optimizer="rs",
         rules={"rs": "best_validation"},
@@ -79,7 +80,7 @@ def test_sidecar_predictions_reproduce_every_trace_loss_exactly(
 
 
 def test_run_without_predictions_writes_no_sidecar(tmp_path: Path) -> None:
-    spec = RunSpec(
+    spec = RunSpec.of(
         dataset="sklearn-iris", optimizer="rs", rules={"rs": "best_validation"}, budget=3
     )
     path = run_and_save(spec, tmp_path / "run.parquet")
@@ -156,7 +157,7 @@ def test_a_class_of_two_examples_runs_with_and_without_stratification(
     rng = np.random.default_rng(0)
     data = Dataset("tiny", rng.normal(size=(40, 3)), np.repeat([0, 1, 2], [30, 8, 2]))
     protocol = ProtocolSettings(validation=validation, stratify=stratify, reshuffle=True)
-    spec = RunSpec(
+    spec = RunSpec.of(
         dataset="tiny", optimizer="rs", rules={"rs": "best_validation"}, protocol=protocol, budget=6
     )
     result = run(spec, data=data)
@@ -172,7 +173,7 @@ def test_a_one_class_training_fold_is_predicted_by_a_constant_classifier_and_rec
     labels = np.array([0] * 9 + [1])  # a 5-fold split leaves most training folds one class
     data = Dataset("one-class", rng.normal(size=(10, 2)), labels)
     protocol = ProtocolSettings(validation="cv", test_frac=0.1)
-    spec = RunSpec(
+    spec = RunSpec.of(
         dataset="one-class", optimizer="rs", rules={"rs": "best_validation"}, protocol=protocol,
         budget=2,
     )  # fmt: skip

@@ -56,13 +56,16 @@ def test_loss_scale_must_be_positive() -> None:
 def test_gp_and_gp_r_are_paired_and_differ_only_in_reshuffling() -> None:
     gp = compose_run(["optimizer=gp", "dataset=sklearn-iris", "seed=7"])
     gp_r = compose_run(["optimizer=gp_r", "dataset=sklearn-iris", "seed=7"])
-    assert gp.optimizer == gp_r.optimizer == "gp"  # one optimizer stream: same first proposals
-    assert gp.optimizer_settings == gp_r.optimizer_settings
-    assert gp.protocol.valid_frac == gp_r.protocol.valid_frac
-    assert (gp.protocol.reshuffle, gp_r.protocol.reshuffle) == (False, True)
+    assert (
+        gp.method.optimizer == gp_r.method.optimizer == "gp"
+    )  # one optimizer stream: same first proposals
+    assert gp.method.settings == gp_r.method.settings
+    assert gp.task.protocol.valid_frac == gp_r.task.protocol.valid_frac
+    assert (gp.task.protocol.reshuffle, gp_r.task.protocol.reshuffle) == (False, True)
     labels = np.repeat([0, 1, 2], 50)
     fixed, shuffled = (
-        RepetitionSplits(labels, 150, False, spec.protocol, 7, "iris", 0) for spec in (gp, gp_r)
+        RepetitionSplits(labels, 150, False, spec.task.protocol, 7, "iris", 0)
+        for spec in (gp, gp_r)
     )
     np.testing.assert_array_equal(fixed.test, shuffled.test)  # D_G shared
     np.testing.assert_array_equal(fixed.train_valid, shuffled.train_valid)

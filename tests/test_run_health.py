@@ -11,13 +11,14 @@ import pandas as pd
 from analysis import runs
 from analysis.render import TableWriter
 from experiments.results import assemble
-from experiments.runner import RunSpec, run
+from experiments.runner import run
+from experiments.spec import RunSpec
 from hpo.data.catalog import Dataset
 from hpo.evaluation.protocol import ProtocolSettings
 
 
 def _outcome_rows(method: str, data: Dataset, seed: int) -> pd.DataFrame:
-    spec = RunSpec(
+    spec = RunSpec.of(
         dataset=data.name,
         optimizer="rs",
         rules={method: "best_validation"},

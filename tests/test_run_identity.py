@@ -13,8 +13,9 @@ import pytest
 
 from experiments.compose import compose_run
 from experiments.results import config_hash
-from experiments.runner import TRIAL_LOOPS, RunSpec
+from experiments.runner import TRIAL_LOOPS
 from experiments.spaces import space_config
+from experiments.spec import RunSpec
 from experiments.stages import POST_RUN_STAGES
 from hpo.evaluation.objective import OBJECTIVES
 from hpo.optimizers import CLASSES
@@ -60,15 +61,17 @@ def test_a_runs_hash_is_the_one_its_results_were_first_written_under(case: str) 
 def test_the_parts_enter_the_identity_under_their_own_names() -> None:
     spec = compose_run(["optimizer=hrs", "dataset=sklearn-iris"])
     identity = spec.identity()
-    assert identity["performance_index"] == {k: v for k, v in spec.objective.items() if k != "name"}
-    assert identity["model_selection"] == dict(spec.stages["model_selection"])
+    assert identity["performance_index"] == {
+        k: v for k, v in spec.task.objective.items() if k != "name"
+    }
+    assert identity["model_selection"] == dict(spec.method.stages["model_selection"])
     assert "objective" not in identity and "stages" not in identity
     plain = compose_run(["optimizer=gp_r", "dataset=sklearn-iris"]).identity()
     assert not {"performance_index", "model_selection", "objective", "stages"} & set(plain)
 
 
 def _spec(**parts: object) -> RunSpec:
-    return RunSpec(
+    return RunSpec.of(
         "sklearn-iris", "rs", {"rs": "best_validation"}, space=space_config("svm_rbf"), **parts
     )
 
@@ -91,7 +94,7 @@ def test_an_unknown_part_or_bad_settings_are_refused_in_one_line(
 def test_a_part_named_as_a_field_is_refused() -> None:
     OBJECTIVES["budget"] = OBJECTIVES["zero_one"]
     try:
-        with pytest.raises(ValueError, match="'budget' is a RunSpec field's name"):
+        with pytest.raises(ValueError, match="'budget' is a run setting's name"):
             _spec(objective={"name": "budget"})
     finally:
         del OBJECTIVES["budget"]

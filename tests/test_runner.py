@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from experiments.results import assemble, read_run, without_timing, write_atomic
-from experiments.runner import RunSpec, execute_run
+from experiments.runner import execute_run
+from experiments.spec import RunSpec
 from hpo.data.catalog import Dataset, load_dataset
 from hpo.evaluation.protocol import ProtocolSettings
 from hpo.optimizers import CLASSES, RandomSearch
@@ -18,7 +19,7 @@ from hpo.optimizers import CLASSES, RandomSearch
 def _spec(**overrides) -> RunSpec:
     values = dict(dataset="sklearn-iris", optimizer="rs", rules={"rs": "best_validation"}, budget=8)
     values.update(overrides)
-    return RunSpec(**values)
+    return RunSpec.of(**values)
 
 
 def test_trace_and_outcomes_are_consistent() -> None:

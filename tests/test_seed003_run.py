@@ -15,9 +15,10 @@ import pytest
 from experiments.compose import compose_run
 from experiments.config import UsageError
 from experiments.results import read_predictions, read_run
-from experiments.runner import RunSpec, run
+from experiments.runner import run
 from experiments.single import run_and_save
 from experiments.spaces import load_prior_space, space_config
+from experiments.spec import RunSpec
 from hpo.data.catalog import load_dataset
 from hpo.evaluation.evaluator import Evaluator
 from hpo.evaluation.objective import IndexLoss
@@ -101,7 +102,7 @@ def test_the_parametric_density_sampler_falls_back_to_uniform_when_the_prior_mis
 
 
 def test_a_time_budget_stops_the_run_within_one_evaluation(iris) -> None:
-    spec = RunSpec(
+    spec = RunSpec.of(
         dataset="sklearn-iris",
         optimizer="rs",
         rules={"rs": "best_validation"},
@@ -133,7 +134,7 @@ def test_a_17_learner_run_returns_the_ranked_tied_set_and_the_file_gives_it_back
     spec = compose_run(
         ["optimizer=hrs", "budget=8", "predictions=true", "probabilities=true"] + FAST
     )
-    assert spec.space_name == "seed003" and spec.objective["name"] == "performance_index"
+    assert spec.task.space_name == "seed003" and spec.task.objective["name"] == "performance_index"
     result = run(spec)
     ranked = result.stage_rows["selection"][result.stage_rows["selection"]["ms_rank"].notna()]
     assert len(ranked) >= 1 and ranked["ms_tied"].iloc[0] and ranked["ms_rank"].iloc[0] == 1
@@ -231,7 +232,7 @@ def test_the_defaults_baseline_is_each_bare_estimator_scored_by_the_index(iris) 
 
 def test_a_seed003_run_by_name_has_the_defaults_rows_outside_the_ranking() -> None:
     spec = compose_run(["optimizer=hrs", "budget=3"] + FAST)
-    assert spec.stages["model_selection"]["defaults"] is True
+    assert spec.method.stages["model_selection"]["defaults"] is True
     selection = run(spec).stage_rows["selection"]
     defaults = selection[selection["ms_kind"] == "default"]
     assert sorted(defaults["learner"]) == sorted(load_prior_space("seed003").space.learners)

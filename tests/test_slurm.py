@@ -341,5 +341,5 @@ def test_autoweka_stages_queue_with_afterok_and_irace_reads_stage_one(
     (irace,) = [run for run in runs if run.part == "irace_classification"]
     assert not irace.waiting and irace.path.exists()
     # its budget in evaluations, from stage one's finished random-search run
-    calibrated = irace.spec.optimizer_settings["max_evaluations"]
+    calibrated = irace.spec.method.settings["max_evaluations"]
     assert spec_from_file(irace.path)["optimizer_settings"]["max_evaluations"] == calibrated

@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.mark.slow
 def test_the_blackbox_facade_runs_by_configuration_and_reproducibly() -> None:
     spec = compose_run(["optimizer=smac_blackbox", "dataset=sklearn-iris", "budget=6"])
-    assert dict(spec.optimizer_settings)["facade"] == "smac.BlackBoxFacade"
+    assert dict(spec.method.settings)["facade"] == "smac.BlackBoxFacade"
     first, again = run(spec), run(spec)
     assert without_timing(first.trace).equals(without_timing(again.trace))
     assert without_timing(first.outcomes).equals(without_timing(again.outcomes))

@@ -17,10 +17,13 @@ from hpo.space.search_space import Categorical, Real, Space
 
 def test_the_forest_has_the_seeds_settings() -> None:
     spec = compose_run(["optimizer=skopt_rf"])
-    assert (spec.space_name, spec.budget) == ("ffnn_mnist", 10)  # §2.1.2: 10 MNIST evaluations
+    assert (spec.task.space_name, spec.budget.evaluations) == (
+        "ffnn_mnist",
+        10,
+    )  # §2.1.2: 10 MNIST evaluations
     optimizer = make_optimizer(
-        spec.optimizer, load_space("ffnn_mnist"), 10, np.random.default_rng(0),
-        **spec.optimizer_settings,
+        spec.method.optimizer, load_space("ffnn_mnist"), 10, np.random.default_rng(0),
+        **spec.method.settings,
     )  # fmt: skip
     assert (optimizer.model, optimizer.n_candidates) == ("forest", 10_000)  # §2.1.2.1
     forest = optimizer.forest(seed=1)
@@ -31,8 +34,8 @@ def test_the_forest_has_the_seeds_settings() -> None:
 def test_the_gp_has_skopts_settings() -> None:
     spec = compose_run(["optimizer=skopt_gp"])
     optimizer = make_optimizer(
-        spec.optimizer, load_space("ffnn_mnist"), 10, np.random.default_rng(0),
-        **spec.optimizer_settings,
+        spec.method.optimizer, load_space("ffnn_mnist"), 10, np.random.default_rng(0),
+        **spec.method.settings,
     )  # fmt: skip
     gp = optimizer.gaussian_process(n_features=5, seed=1)
     amplitude_matern, noise = gp.kernel.k1, gp.kernel.k2

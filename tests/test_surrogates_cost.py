@@ -67,7 +67,7 @@ def _core_hours(runs: list, capsys: pytest.CaptureFixture[str]) -> float:
 
 
 def _one(runs: list, part: str, method: str):
-    return next(run for run in runs if run.part == part and run.spec.run_method == method)
+    return next(run for run in runs if run.part == part and run.spec.method.name == method)
 
 
 def test_paper_profile_prints_cpu_hours_and_the_gpu_line(
@@ -218,7 +218,7 @@ def test_the_cpu_estimate_is_the_same_with_batch_networks_on(
     paper: list, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run = _one(paper, "mrbi", "hyperband")
-    on = dataclasses.replace(run, spec=dataclasses.replace(run.spec, batch_networks="on"))
+    on = dataclasses.replace(run, spec=run.spec.with_settings(batch_networks="on"))
     assert runs_table([on])["batch_networks"].tolist() == ["on"]
     assert _core_hours([on], capsys) == _core_hours([run], capsys)
     epoch_s = json.loads(EPOCH_COSTS_FILE.read_text())["spaces"]["ffnn_mrbi"]["seconds_per_epoch"]
@@ -246,7 +246,7 @@ def test_svm_hyperband_is_the_rs_cell_times_its_full_fits(paper: list) -> None:
     run = _one(paper, "svm", "hyperband")
     table = runs_table([run])
     costs = load_costs(COSTS_FILE)
-    rs_cell = costs[("rs", run.spec.protocol_name, int(size_bin(table["tvs"][0])))]
+    rs_cell = costs[("rs", run.spec.task.protocol_name, int(size_bin(table["tvs"][0])))]
     expected = rs_cell * (4 + (12 * 3 + 4 * 9 + 27) / 27 + 4 + 4) / 100  # not its budget 100,000
     assert run_seconds(table, costs)[0] == pytest.approx(expected)
 

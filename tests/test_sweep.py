@@ -116,7 +116,7 @@ def test_two_workers_on_one_directory_never_corrupt_a_file(tmp_path: Path, refer
 
 def test_a_failing_run_is_recorded_and_the_rest_completes(tmp_path: Path) -> None:
     runs = plan("ci", "default", tmp_path)
-    broken = dataclasses.replace(runs[3].spec, optimizer_settings={"no_such_setting": 1})
+    broken = runs[3].spec.with_settings(optimizer_settings={"no_such_setting": 1})
     runs[3] = dataclasses.replace(runs[3], spec=broken)
     counts = run_sweep(runs, n_jobs=2, progress=False)
     assert counts == {"done": len(runs) - 1, "failed": 1, "skipped": 0}
@@ -147,7 +147,7 @@ def test_status_command_exit_code_reports_failures(tmp_path: Path) -> None:
     assert "18 runs: 0 done, 0 failed, 0 corrupt, 18 missing" in result.stdout
     # one run fails (its error recorded by the sweep's own execute): status now exits with 1
     run = plan("ci", "default", tmp_path)[3]
-    broken = dataclasses.replace(run.spec, optimizer_settings={"no_such_setting": 1})
+    broken = run.spec.with_settings(optimizer_settings={"no_such_setting": 1})
     assert execute(dataclasses.replace(run, spec=broken))[0] == "failed"
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 1
@@ -155,11 +155,11 @@ def test_status_command_exit_code_reports_failures(tmp_path: Path) -> None:
 
 
 def test_shared_runs_give_the_numbers_of_separate_runs(tmp_path: Path) -> None:
-    shared = [r for r in plan("ci", "default", tmp_path) if r.spec.optimizer == "cma"][:1]
-    assert set(shared[0].spec.rules) == {"cma-pv", "cma-bw"}
+    shared = [r for r in plan("ci", "default", tmp_path) if r.spec.method.optimizer == "cma"][:1]
+    assert set(shared[0].spec.method.rules) == {"cma-pv", "cma-bw"}
     alone = dataclasses.replace(
         shared[0],
-        spec=dataclasses.replace(shared[0].spec, rules={"cma-bw": "backwarding"}),
+        spec=shared[0].spec.with_labels({"cma-bw": "backwarding"}),
         path=tmp_path / "alone.parquet",
     )
     run_sweep([*shared, alone], n_jobs=1, progress=False)

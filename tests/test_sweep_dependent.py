@@ -4,12 +4,11 @@ the dependent run does not wait for it and derives from the finished runs alone.
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 from analysis import layout
 from experiments.compose import compose_run
-from experiments.runner import RunSpec
+from experiments.spec import RunSpec
 from experiments.sweep import PlannedRun, _dependent
 
 SPEC = compose_run(["optimizer=rs", "dataset=sklearn-iris", "budget=3"])
@@ -19,14 +18,14 @@ DERIVED_FROM: list[list[PlannedRun]] = []
 def derive(spec: RunSpec, finished: list[PlannedRun]) -> RunSpec:
     """A ``derive`` as a part names it (``module:function``): records what it was given."""
     DERIVED_FROM.append(finished)
-    return dataclasses.replace(spec, budget=7)
+    return spec.with_settings(budget=7)
 
 
 def test_a_failed_earlier_run_is_settled_and_the_dependent_part_derives_from_the_finished(
     tmp_path: Path,
 ) -> None:
     earlier = [
-        PlannedRun("rs", dataclasses.replace(SPEC, seed=s), tmp_path / "rs" / f"seed{s}.parquet")
+        PlannedRun("rs", SPEC.with_settings(seed=s), tmp_path / "rs" / f"seed{s}.parquet")
         for s in range(3)
     ]
     earlier[0].path.parent.mkdir(parents=True)
@@ -38,5 +37,5 @@ def test_a_failed_earlier_run_is_settled_and_the_dependent_part_derives_from_the
     layout.failure_path(earlier[2].path).write_text("failed: killed")
     DERIVED_FROM.clear()
     ready = _dependent("irace", SPEC, tmp_path, earlier, "rs", settings)
-    assert ready.waiting == "" and ready.spec.budget == 7
+    assert ready.waiting == "" and ready.spec.budget.evaluations == 7
     assert [[earlier[0]]] == DERIVED_FROM  # the finished run alone, not the failed ones

@@ -112,11 +112,12 @@ def test_plain_integers_keep_equal_bins() -> None:
 
 def test_tpe_runs_by_name_on_the_mnist_stand_in() -> None:
     pytest.importorskip("torch")
-    from experiments.runner import RunSpec, run
+    from experiments.runner import run
     from experiments.spaces import space_config
+    from experiments.spec import RunSpec
 
     space = {**space_config("ffnn_mnist"), "settings": {"max_epochs": 3}}
-    spec = RunSpec(
+    spec = RunSpec.of(
         dataset="sklearn-digits",
         optimizer="tpe",
         rules={"tpe": "best_validation"},

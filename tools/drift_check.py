@@ -48,6 +48,24 @@ RUNS: dict[str, list[str]] = {
         "space.settings.max_epochs=8",
         "optimizer.settings.max_resource=8",
     ],
+    "autoweka-random": [
+        "optimizer=aw_random",
+        "dataset=sklearn-iris",
+        "space=autoweka_classification",
+        "space.learners=[knn,j48,bagging]",
+        "space.max_ensemble=1",
+        "budget=20",
+        "time_budget=null",
+    ],
+    "autoweka-smac": [
+        "optimizer=aw_smac",
+        "dataset=sklearn-iris",
+        "space=autoweka_classification",
+        "space.learners=[knn,j48,bagging]",
+        "space.max_ensemble=1",
+        "budget=12",
+        "time_budget=null",
+    ],
     "hierarchical-hrs": [
         "optimizer=hrs",
         "dataset=sklearn-iris",
@@ -70,7 +88,7 @@ PROVENANCE_COLUMNS = {"git_revision", "git_dirty", "versions", "finished_at", "r
 
 
 def _measured(column: str) -> bool:
-    return column in PROVENANCE_COLUMNS or column.endswith("seconds")
+    return column in PROVENANCE_COLUMNS or "seconds" in column  # optimizer_seconds_total too
 
 
 def run(out: Path) -> int:
