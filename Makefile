@@ -89,9 +89,11 @@ reproduce-autoweka: $(STAMP)
 
 # Your optimizer beside the thesis's baselines (README, "Benchmark an optimizer"):
 # make reproduce-benchmark CANDIDATES=optuna_tpe,my_method PROFILE=smoke
-# (SEARCH_PATH=pkg://their_package/conf for method files outside conf/)
+# (SEARCH_PATH=pkg://their_package/conf for method files outside conf/; EXPERIMENT=<name> for
+# an own experiment file in that package's conf/experiment/)
+EXPERIMENT ?= benchmark
 reproduce-benchmark: $(STAMP)
-	$(PY) -m experiments.reproduce benchmark --profile $(PROFILE) --candidates "$(CANDIDATES)" --search-path "$(SEARCH_PATH)"
+	$(PY) -m experiments.reproduce $(EXPERIMENT) --profile $(PROFILE) --candidates "$(CANDIDATES)" --search-path "$(SEARCH_PATH)"
 
 reproduce-ensembles: $(STAMP)
 	$(PY) -m experiments.reproduce ensembles --profile $(PROFILE)

@@ -36,7 +36,9 @@ from experiments.config import (
     check_overrides,
     open_settings,
     relabelled,
+    search_path,
     spec_from_config,
+    use_search_path,
 )
 from experiments.journal import Journal, check_journaled, journal_path
 from experiments.progress import interval_seconds
@@ -122,7 +124,10 @@ def _sweep_shard(cfg: DictConfig) -> None:
 
     if not 0 <= cfg.shard < cfg.n_shards:
         raise UsageError(f"shard must be in [0, {cfg.n_shards}), got {cfg.shard}")
-    name = HydraConfig.get().runtime.choices["experiment"]  # the config file's name
+    hydra_config = HydraConfig.get()
+    name = hydra_config.runtime.choices["experiment"]  # the config file's name
+    # an own experiment file found on hydra.searchpath: its sweep's runs compose with it too
+    use_search_path(search_path(hydra_config.overrides.hydra))
     record_dataset_notes(name, cfg.profile, data_dir=cfg.data_dir)
     parts = None if cfg.get("parts") is None else [str(part) for part in cfg.parts]
     record = shard_path(name, cfg.profile, cfg.shard, cfg.n_shards, parts=parts)

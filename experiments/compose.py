@@ -20,9 +20,12 @@ from omegaconf import OmegaConf
 
 from experiments.config import (
     CONF_DIR,
+    SEARCH_PATH_KEY,
     check_overrides,
     open_settings,
     relabelled,
+    search_path,
+    session_search_path,
     spec_from_config,
 )
 from experiments.spec import RunSpec
@@ -37,7 +40,7 @@ def override(key: str, value: Any) -> str:
 def compose_config(overrides: Sequence[str]) -> dict[str, Any]:
     """The composed config (a plain dict) for command-line style ``overrides``."""
     check_overrides(overrides)
-    overrides = open_settings(overrides)
+    overrides = with_session_search_path(open_settings(overrides))
     if _inside_this_app():  # run.py's Hydra app: the same conf/ tree and its search path
         cfg = compose(config_name="config", overrides=list(overrides))
     else:  # no Hydra app, or another one (CARP-S's runner): ours for the call, then theirs back
@@ -49,6 +52,18 @@ def compose_config(overrides: Sequence[str]) -> dict[str, Any]:
         finally:
             restore_gh_from_backup(backup)
     return OmegaConf.to_container(cfg, resolve=True)
+
+
+def with_session_search_path(overrides: Sequence[str]) -> list[str]:
+    """``overrides`` whose ``hydra.searchpath`` also holds :func:`session_search_path` (an
+    own experiment's methods and spaces are found by every run of its sweep)."""
+    session = session_search_path()
+    if not session:
+        return list(overrides)
+    given = search_path(overrides)
+    kept = [o for o in overrides if o.partition("=")[0].lstrip("+~") != SEARCH_PATH_KEY]
+    every = list(dict.fromkeys([*given, *session]))
+    return [*kept, f"{SEARCH_PATH_KEY}=[{','.join(every)}]"]
 
 
 def _inside_this_app() -> bool:

@@ -58,7 +58,9 @@ from experiments.config import (
     check_method,
     check_task,
     group_choices,
+    session_search_path,
     spec_from_config,
+    use_search_path,
 )
 from experiments.interrupt import Interrupted, raise_on_signals
 from experiments.progress import StatusLines, duration, interval_seconds, on_terminal, remaining
@@ -116,14 +118,20 @@ def experiment_choices() -> list[str]:
 
 
 def load_experiment(name: str) -> dict[str, Any]:
-    """The experiment's config as a dict, composed by Hydra (``conf/experiment/<name>.yaml``), or
-    a YAML file given by path; raises :class:`UsageError` naming the valid choices."""
+    """The experiment's config as a dict, composed by Hydra (``conf/experiment/<name>.yaml``, or
+    ``experiment/<name>.yaml`` of a folder of the session's search path,
+    :func:`experiments.config.use_search_path`), or a YAML file given by path; raises
+    :class:`UsageError` naming the valid choices and where they were searched."""
     if name.endswith(".yaml"):
         if not Path(name).is_file():
             raise UsageError(f"experiment file {name} not found")
         return OmegaConf.to_container(OmegaConf.load(name), resolve=True)
     if name not in experiment_choices():
-        raise UsageError(_unknown("experiment", name, experiment_choices()))
+        searched = ", ".join(["conf (this repository)", *session_search_path()])
+        raise UsageError(
+            f"{_unknown('experiment', name, experiment_choices())}; search path: {searched} "
+            "(an own experiment file: --search-path pkg://my_pkg/conf)"
+        )
     return compose_config([f"experiment={name}"])["experiment"]
 
 
@@ -932,7 +940,8 @@ def _main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--search-path",
         default="",
-        help="where candidates' method files are: pkg://their_package/conf (comma separated)",
+        help="where own experiment, method and space files are, beside conf/: "
+        "pkg://their_package/conf or file:///abs/conf (comma separated)",
     )
     parser.add_argument(
         "--parts", default="", help="only these parts of the profile (comma separated)"
@@ -940,6 +949,7 @@ def _main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     parts = [p for p in args.parts.split(",") if p] or None
     try:
+        use_search_path([p for p in args.search_path.split(",") if p])
         per_shard = args.command == "status" and args.shard is None and args.n_shards > 1
         args.shard = args.shard or 0
         if not 0 <= args.shard < args.n_shards:
