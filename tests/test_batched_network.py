@@ -340,3 +340,43 @@ def test_the_batch_size_enters_a_runs_identity_only_when_it_can_change_it() -> N
     on = config_hash(spec(batch_networks="on"))
     assert config_hash(spec(batch_networks="on", batch_networks_size=16)) == on != plain
     assert config_hash(spec(batch_networks="on", batch_networks_size=4)) not in (on, plain)
+
+
+def test_any_learner_that_declares_a_batch_trainer_is_trained_together(monkeypatch) -> None:
+    """The evaluator asks for the capability, never for a learner's name: the network
+    registered again under another name, with its batch trainer declared, is trained together
+    as the ``ffnn`` learner is (the same calls, the same trace); without the declaration it is
+    trained alone."""
+    from experiments.spec import RunSpec
+    from hpo.learners import ffnn, registry
+
+    space = {**_network_space("ffnn_mrbi"), "learner": "ffnn_again"}
+    for key in ("ffnn_again",):  # registered for this test only
+        monkeypatch.setitem(registry._FACTORIES, key, registry._FACTORIES["ffnn"])
+        monkeypatch.setitem(registry._SETTINGS_CHECKS, key, ffnn.check_settings)
+        monkeypatch.setitem(registry._RESOURCES, key, ("epochs", "train_fraction"))
+        monkeypatch.setitem(registry._BATCH_TRAINERS, key, registry._BATCH_TRAINERS["ffnn"])
+
+    def spec_with(setting: str) -> RunSpec:
+        return RunSpec.of("sklearn-digits", "rs", {"rs": "best_validation"}, space=space,
+                       budget=6, batch_networks=setting, batch_networks_size=3)  # fmt: skip
+
+    calls, traces = _runs_both_ways(monkeypatch, spec_with)
+    assert calls == [3, 3]
+    pd_testing.assert_frame_equal(traces["on"], traces["off"])
+    monkeypatch.delitem(registry._BATCH_TRAINERS, "ffnn_again")
+    assert _runs_both_ways(monkeypatch, spec_with)[0] == []
+
+
+def test_the_evaluator_names_no_learner() -> None:
+    """Speed-ups are capabilities a learner registers (``gram_parameter``, ``batch_trainer``):
+    no registered learner's name appears in the evaluation package's code."""
+    from pathlib import Path
+
+    from hpo.learners import learner_names
+
+    package = Path(__file__).resolve().parents[1] / "hpo" / "evaluation"
+    for path in package.glob("*.py"):
+        text = path.read_text()
+        named = [name for name in learner_names() if f'"{name}"' in text or f"'{name}'" in text]
+        assert not named, f"{path.name} names learners {named}"

@@ -64,6 +64,8 @@ from hpo.learners import (
     SquaredDistanceCache,
     failed_predictions,
     fit_and_predict,
+    learner_batch_trainer,
+    learner_gram_parameter,
     learner_parameters,
     make_estimator,
 )
@@ -247,8 +249,9 @@ class Evaluator:
         learner = self.learner_of(config)
         started = time.perf_counter()
         gram = None
-        if self._distances is not None and learner == "svm_rbf":
-            gamma = float(learner_parameters(learner, config)["gamma"])  # "svm_rbf__gamma" too
+        width = learner_gram_parameter(learner)  # a learner that fits a precomputed kernel
+        if self._distances is not None and width is not None:
+            gamma = float(learner_parameters(learner, config)[width])  # prefixed names too
             gram = self._distances.gram(train_key, train, gamma)
         gram_seconds = time.perf_counter() - started
         X_train, X_evals = self.X[train], [self.X[rows] for rows in evals]
@@ -325,33 +328,35 @@ class Evaluator:
     def pretrain(
         self, proposals: Sequence[tuple[Mapping[str, object], int]], resource: float | None
     ) -> int:
-        """Train the networks (learner ``ffnn``) of ``proposals`` (configuration, batch) up to
+        """Train the models of ``proposals`` (configuration, batch) whose learner trains
+        several at once (``register_learner(batch_trainer=…)``: the seed-002 network) up to
         ``resource`` epochs (None: a full evaluation's, the learner's ``max_epochs`` with its
-        early stopping), those of one split together on each of its folds, into the
+        early stopping), those of one split and learner together on each of its folds, into the
         checkpoints their validation resumes from; that validation then trains nothing more
         and is credited these epochs and an equal share of the seconds. Configurations already
-        validated at this resource, other learners, a split's lone network, and everything
+        validated at this resource, other learners, a split's lone model, and everything
         under isolation limits are left to :meth:`validate`. Returns how many configurations it
         trained."""
         if self._worker is not None:
             return 0
-        by_split: dict[object, tuple[int, list[Mapping[str, object]]]] = {}
+        groups: dict[tuple, tuple[int, list[Mapping[str, object]]]] = {}
         for config, batch in proposals:
-            split = self.splits.split_key(batch)
+            learner = self.learner_of(config)
             known = self._valid_key(config, batch, resource, "epochs") in self._valid_cache
-            if self.learner_of(config) == "ffnn" and not known:
-                by_split.setdefault(split, (batch, []))[1].append(config)
-        together = [(batch, todo) for batch, todo in by_split.values() if len(todo) > 1]
-        for batch, todo in together:  # one network alone trains faster by itself
-            self._pretrain_split(todo, batch, resource)
-        return sum(len(todo) for _, todo in together)
+            if learner_batch_trainer(learner) is not None and not known:
+                key = (learner, self.splits.split_key(batch))
+                groups.setdefault(key, (batch, []))[1].append(config)
+        together = [(key[0], batch, todo) for key, (batch, todo) in groups.items() if len(todo) > 1]
+        for learner, batch, todo in together:  # one model alone trains faster by itself
+            self._pretrain_split(learner, todo, batch, resource)
+        return sum(len(todo) for _, _, todo in together)
 
     def _pretrain_split(
-        self, todo: list[Mapping[str, object]], batch: int, resource: float | None
+        self, learner: str, todo: list[Mapping[str, object]], batch: int, resource: float | None
     ) -> None:
-        """:meth:`pretrain` for the configurations ``todo`` on ``batch``'s split."""
-        from hpo.learners.batched_network import fit_together
-
+        """:meth:`pretrain` for ``learner``'s configurations ``todo`` on ``batch``'s split."""
+        fit_together = learner_batch_trainer(learner)
+        assert fit_together is not None
         split = self.splits.split_key(batch)
         for index, fold in enumerate(self.splits.folds(batch)):
             y_train = self.y[fold.train]
@@ -365,7 +370,7 @@ class Evaluator:
                 X_train, X_evals = standardize_features(X_train, X_evals)
             nets = [
                 make_estimator(
-                    "ffnn", {**self.learner_settings, **c}, self.guard, self.learner_seed(c),
+                    learner, {**self.learner_settings, **c}, self.guard, self.learner_seed(c),
                     n_train=len(y_train),
                 )
                 for c in todo

@@ -36,7 +36,12 @@ from hpo.learners.network_settings import NetworkSettings, check_settings, hidde
 from hpo.learners.registry import Value, register_learner
 
 
-@register_learner("ffnn", settings_check=check_settings, resources=("epochs", "train_fraction"))
+@register_learner(
+    "ffnn",
+    settings_check=check_settings,
+    resources=("epochs", "train_fraction"),
+    batch_trainer="hpo.learners.batched_network:fit_together",
+)
 def ffnn(config: Mapping[str, Value], guard: FitGuard, seed: int, n_train: int) -> Any:
     """The network at a configuration of ``ffnn_mnist`` or ``ffnn_mrbi``; settings given in the
     configuration (the space's ``settings:``) override :class:`NetworkSettings`'s defaults."""

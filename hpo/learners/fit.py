@@ -24,7 +24,13 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from hpo.learners.guard import FitGuard
-from hpo.learners.registry import Value, factory_of, learner_parameters, make_estimator
+from hpo.learners.registry import (
+    Value,
+    factory_of,
+    learner_gram_parameter,
+    learner_parameters,
+    make_estimator,
+)
 from hpo.learners.svm_rbf import rbf_predictor
 from hpo.tasks import REGRESSION, mean_loss, task_of_targets
 
@@ -124,8 +130,9 @@ def fit_and_predict(
 ) -> FitOutcome:
     """Fit ``learner`` at ``config`` on the training data; predict every evaluation set.
 
-    ``train_gram``, the RBF kernel among the training rows at the configuration's gamma (the
-    ``svm_rbf`` learner only), makes libsvm use it as a precomputed kernel. A learner that
+    ``train_gram``, the RBF kernel among the training rows at the configuration's width (a
+    learner that declares ``gram_parameter``, :func:`hpo.learners.registry.register_learner`),
+    makes the estimator fit it as a precomputed kernel. A learner that
     supports a resource (``supports_resource``, the seed-002 network) also gets ``validation``
     (its early-stopping set), ``epochs`` (train up to) and ``checkpoint`` (resume from, save
     to); ``resource_spent`` is then the epochs it trained. Other learners ignore the three.
@@ -133,8 +140,11 @@ def fit_and_predict(
     without it nothing else is computed, so the predictions and errors are the same either way.
     """
     factory_of(learner)  # an unknown learner is a configuration error, raised, not a failure
-    if train_gram is not None and learner != "svm_rbf":
-        raise ValueError(f"a precomputed Gram needs learner svm_rbf, not {learner!r}")
+    if train_gram is not None and learner_gram_parameter(learner) is None:
+        raise ValueError(
+            f"a precomputed Gram needs a learner that declares its kernel's width "
+            f"(register_learner(gram_parameter=...)), not {learner!r}"
+        )
     start = time.perf_counter()
     hit_limit, failure = False, None
     resumable = {"validation": validation, "epochs": epochs, "checkpoint": checkpoint}

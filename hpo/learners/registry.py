@@ -30,6 +30,8 @@ _FACTORIES: dict[str, LearnerFactory] = {}
 _TASKS: dict[str, str] = {}
 _SETTINGS_CHECKS: dict[str, Callable[[Mapping[str, Any]], None]] = {}
 _RESOURCES: dict[str, tuple[str, ...]] = {}
+_GRAM_PARAMETERS: dict[str, str] = {}
+_BATCH_TRAINERS: dict[str, str] = {}
 DEFAULT_RESOURCES = ("train_fraction",)  # any learner can fit on a share of its training rows
 
 
@@ -38,13 +40,23 @@ def register_learner(
     task: str = "classification",
     settings_check: Callable[[Mapping[str, Any]], None] | None = None,
     resources: tuple[str, ...] = DEFAULT_RESOURCES,
+    gram_parameter: str | None = None,
+    batch_trainer: str | None = None,
 ) -> Callable[[LearnerFactory], LearnerFactory]:
     """Decorator registering ``factory`` under ``name``, the value configurations use; ``task``
     (``classification`` or ``regression``, :mod:`hpo.tasks`) is what the learner
     predicts;
     ``settings_check`` refuses bad fixed settings (a space's ``settings:``) before a run, in one
     line (a learner without one takes no settings); ``resources`` are the partial-evaluation
-    kinds it serves (``epochs`` needs a learner that can continue training, seed 002)."""
+    kinds it serves (``epochs`` needs a learner that can continue training, seed 002).
+
+    The speed-ups a learner offers, which the evaluator asks for by capability, never by name:
+    ``gram_parameter``, the configuration's RBF width (``gamma``) when the estimator can fit on
+    a precomputed kernel (``kernel="precomputed"``), which the evaluator then computes from
+    squared distances it caches per training set; ``batch_trainer``, ``"module:function"`` of a
+    function ``(estimators, X, y, validation, resource, checkpoints)`` that trains several of
+    the learner's estimators as one batched model into their checkpoints
+    (:meth:`hpo.evaluation.evaluator.Evaluator.pretrain`)."""
     from hpo.tasks import check_task
 
     check_task(task)
@@ -57,6 +69,10 @@ def register_learner(
         if settings_check is not None:
             _SETTINGS_CHECKS[name] = settings_check
         _RESOURCES[name] = tuple(resources)
+        if gram_parameter is not None:
+            _GRAM_PARAMETERS[name] = gram_parameter
+        if batch_trainer is not None:
+            _BATCH_TRAINERS[name] = batch_trainer
         return factory
 
     return register
@@ -87,6 +103,24 @@ def learner_resources(learner: str) -> tuple[str, ...]:
     """The resource kinds ``learner`` can be partially evaluated by (``Proposal.resource``)."""
     factory_of(learner)
     return _RESOURCES.get(learner, DEFAULT_RESOURCES)
+
+
+def learner_gram_parameter(learner: str) -> str | None:
+    """The configuration parameter of ``learner``'s RBF width when it fits on a precomputed
+    kernel (``register_learner(gram_parameter=…)``), else None."""
+    return _GRAM_PARAMETERS.get(learner)
+
+
+def learner_batch_trainer(learner: str) -> Callable[..., Any] | None:
+    """The function that trains several of ``learner``'s estimators as one batched model
+    (``register_learner(batch_trainer=…)``, imported on first use), else None."""
+    path = _BATCH_TRAINERS.get(learner)
+    if path is None:
+        return None
+    import importlib
+
+    module, _, function = path.partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def learner_names() -> tuple[str, ...]:

@@ -84,7 +84,7 @@ class SquaredDistanceCache:
         return sum(distances.nbytes for _, distances in self._entries.values())
 
 
-@register_learner("svm_rbf")
+@register_learner("svm_rbf", gram_parameter="gamma")
 def rbf_svm(config: Mapping[str, Value], guard: FitGuard, seed: int, n_train: int) -> SVC:
     """``SVC(kernel="rbf", C, gamma)`` (deterministic: ``seed`` is not used)."""
     return SVC(
