@@ -11,17 +11,27 @@ Laplace, Matérn kernels with local search and Chapter 5's priors, thesis §5.5)
 :func:`conditional_space` (d = 14: one choice among four + 13 conditional reals, the size of the
 thesis's scikit-learn space, Table 5.1); their rows exist for d = 14 only (``-`` elsewhere).
 
-    python benchmarks/bo_step.py [--repeats 5] [--json FILE]
+    python benchmarks/bo_step.py [--repeats 5] [--json FILE] [--history]
+
+``--history`` appends one record (commit, date, CPU, thread count, every median) to
+``benchmarks/bo_step_history.jsonl``; ``python benchmarks/bo_step_check.py`` compares the last
+record with the previous one of the same CPU and thread count and names every step more than
+20 % slower. Run both before a change to the GP engine is committed.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import importlib.util
 import json
+import os
+import platform
 import statistics
+import subprocess
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -217,6 +227,9 @@ def main() -> None:
     parser.add_argument("--d", type=int, nargs="+", default=[2, 10, CONDITIONAL_DIM])
     parser.add_argument("--impl", nargs="+", default=list(IMPLEMENTATIONS))
     parser.add_argument("--json", help="write one record per (impl, n, d) to this file")
+    parser.add_argument(
+        "--history", action="store_true", help=f"append the medians to {HISTORY.name}"
+    )
     args = parser.parse_args()
     names = available(args.impl)
     records = []
@@ -247,6 +260,48 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(records, f, indent=1)
+    if args.history:
+        append_history(records, args.repeats)
+
+
+HISTORY = Path(__file__).resolve().with_name("bo_step_history.jsonl")
+
+
+def machine() -> dict[str, object]:
+    """What a record's times depend on: the CPU's model name and the threads the step may use
+    (the CPUs this process may run on: ``taskset -c 1`` gives 1)."""
+    model = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return {"cpu": model, "threads": len(os.sched_getaffinity(0))}
+
+
+def append_history(records: list[dict], repeats: int) -> None:
+    """One line of :data:`HISTORY`: this checkout's commit (``-dirty`` with local changes),
+    the date, :func:`machine` and the medians."""
+    root = Path(__file__).resolve().parents[1]
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+        return done.stdout.strip()
+
+    commit = git("rev-parse", "--short", "HEAD") + (
+        "-dirty" if git("status", "--porcelain") else ""
+    )
+    entry = {
+        "commit": commit,
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        **machine(),
+        "repeats": repeats,
+        "medians": records,
+    }
+    with HISTORY.open("a") as f:
+        f.write(json.dumps(entry) + "\n")
+    print(f"appended to {HISTORY}")
 
 
 if __name__ == "__main__":
