@@ -167,3 +167,53 @@ def test_a_planted_circle_between_packages_is_found(tmp_path: Path) -> None:
     assert import_cycles(package_graph(import_graph(tmp_path, "pkg"))) == []
     (tmp_path / "pkg/low/c.py").write_text("from pkg.high.b import X\n")
     assert import_cycles(package_graph(import_graph(tmp_path, "pkg"))) == [["pkg.high", "pkg.low"]]
+
+
+# The repository's layers, bottom up, and the packages each may import (docs/architecture.md):
+# the library knows no configuration, files of results or reports; the analysis reads results
+# files and knows no way of running them; the experiments run and write them.
+LAYERS: dict[str, set[str]] = {
+    "hpo": set(),
+    "analysis": {"hpo"},
+    "experiments": {"hpo", "analysis"},
+}
+
+
+def upward_imports(root: Path, layers: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(module, imported package) for every import of a layer's module that names a package of
+    ``layers`` it may not import (any import statement, at any depth, lazy or type-only)."""
+    found = []
+    for package, allowed in layers.items():
+        for path in sorted((root / package).rglob("*.py")):
+            module = module_name(path, root)
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and not node.level:
+                    names = [node.module or ""]
+                else:
+                    continue
+                for name in names:
+                    top = name.split(".")[0]
+                    if top in layers and top != package and top not in allowed:
+                        found.append((module, top))
+    return found
+
+
+def test_every_layer_imports_only_the_layers_below_it() -> None:
+    assert upward_imports(REPO, LAYERS) == []
+
+
+def test_a_planted_upward_import_is_found(tmp_path: Path) -> None:
+    for name, text in {
+        "hpo/__init__.py": "",
+        "hpo/a.py": "X = 1\n",
+        "analysis/__init__.py": "",
+        "analysis/b.py": "from hpo.a import X\n",
+        "experiments/__init__.py": "",
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert upward_imports(tmp_path, LAYERS) == []
+    (tmp_path / "hpo/c.py").write_text("def f():\n    import experiments.sweep\n")
+    assert upward_imports(tmp_path, LAYERS) == [("hpo.c", "experiments")]
