@@ -15,7 +15,7 @@ TORCH       ?= torch==2.13.0+cpu
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 EXPERIMENT ?= chapter3
 
-.PHONY: install demo test test-slow mutation mutation-sample lint data figures-chapter2 reproduce-chapter3 reproduce-chapter4 reproduce-chapter5 reproduce-esmbo reproduce-ensembles reproduce-surrogates reproduce-autoweka reproduce-benchmark reproduce-hierarchical status bench clean
+.PHONY: install demo test test-slow mutation mutation-sample lint data figures-chapter2 reproduce-benchmark status bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -71,38 +71,19 @@ data: $(STAMP)
 figures-chapter2: $(STAMP)
 	$(PY) -m experiments.figures_chapter2
 
-reproduce-chapter3: $(STAMP)
-	$(PY) -m experiments.reproduce chapter3 --profile $(PROFILE)
-
-reproduce-chapter4: $(STAMP)
-	$(PY) -m experiments.reproduce chapter4 --profile $(PROFILE)
-
-reproduce-chapter5: $(STAMP)
-	$(PY) -m experiments.reproduce chapter5 --profile $(PROFILE)
-
-reproduce-esmbo: $(STAMP)
-	$(PY) -m experiments.reproduce esmbo --profile $(PROFILE)
-
-# Thornton 2014 (Auto-WEKA; docs/autoweka.md): results/autoweka/<profile>/report/report.md
-reproduce-autoweka: $(STAMP)
-	$(PY) -m experiments.reproduce autoweka --profile $(PROFILE)
-
 # Your optimizer beside the thesis's baselines (README, "Benchmark an optimizer"):
 # make reproduce-benchmark CANDIDATES=optuna_tpe,my_method PROFILE=smoke
-# (SEARCH_PATH=pkg://their_package/conf for method files outside conf/; EXPERIMENT=<name> for
+# (SEARCH_PATH=pkg://their_package/conf for method files outside conf/; BENCHMARK=<name> for
 # an own experiment file in that package's conf/experiment/)
-EXPERIMENT ?= benchmark
+BENCHMARK ?= benchmark
 reproduce-benchmark: $(STAMP)
-	$(PY) -m experiments.reproduce $(EXPERIMENT) --profile $(PROFILE) --candidates "$(CANDIDATES)" --search-path "$(SEARCH_PATH)"
+	$(PY) -m experiments.reproduce $(BENCHMARK) --profile $(PROFILE) --candidates "$(CANDIDATES)" --search-path "$(SEARCH_PATH)"
 
-reproduce-ensembles: $(STAMP)
-	$(PY) -m experiments.reproduce ensembles --profile $(PROFILE)
-
-reproduce-surrogates: $(STAMP)
-	$(PY) -m experiments.reproduce surrogates --profile $(PROFILE)
-
-reproduce-hierarchical: $(STAMP)
-	$(PY) -m experiments.reproduce hierarchical --profile $(PROFILE)
+# Every study by its experiment file's name: make reproduce-chapter3 (chapter4, chapter5, esmbo,
+# ensembles, surrogates, hierarchical, autoweka; a new conf/experiment/<name>.yaml too), the
+# report in results/<name>/<profile>/report/report.md
+reproduce-%: $(STAMP)
+	$(PY) -m experiments.reproduce $* --profile $(PROFILE)
 
 status: $(STAMP)
 	$(PY) -m experiments.sweep status $(EXPERIMENT) --profile $(PROFILE)

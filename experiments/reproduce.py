@@ -6,7 +6,7 @@ The sweep resumes (finished runs are skipped), so the same command picks up wher
 reproduction stopped; the report is regenerated from everything finished. The report goes to
 ``results/<experiment>/<profile>/report/``. An own experiment file (``experiment/<name>.yaml`` of
 a package's or folder's conf, ``--search-path pkg://my_pkg/conf``) runs the same way: ``make
-reproduce-benchmark EXPERIMENT=<name> SEARCH_PATH=pkg://my_pkg/conf``.
+reproduce-benchmark BENCHMARK=<name> SEARCH_PATH=pkg://my_pkg/conf``.
 """
 
 from __future__ import annotations
