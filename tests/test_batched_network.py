@@ -311,7 +311,7 @@ def test_a_random_search_run_is_the_same_with_its_networks_batched(monkeypatch) 
 @pytest.mark.parametrize(
     ("setting", "message"),
     [
-        ({"batch_networks": "yes"}, r"unknown batch_networks 'yes'; valid: off, on, auto"),
+        ({"batch_networks": "yes"}, r"unknown batch_networks 'yes'; valid choices: auto, off, on"),
         ({"batch_networks_size": 0}, r"batch_networks_size must be an integer >= 1, got 0"),
         ({"batch_networks_size": 2.5}, r"batch_networks_size must be an integer >= 1, got 2.5"),
     ],
