@@ -69,6 +69,7 @@ from experiments.config import CONF_DIR, UsageError
 from experiments.spec import RunSpec
 from hpo.data.catalog import catalog, resolve_name
 from hpo.learners import learner_resources
+from hpo.optimizers import MultiFidelity, optimizer_class
 from hpo.optimizers.hyperband import Fidelity
 
 COSTS_FILE = Path(__file__).resolve().parents[1] / "benchmarks" / "throughput_costs.json"
@@ -80,8 +81,6 @@ BASE_MEMORY_GB = 0.5  # interpreter, libraries, one dataset
 MEMORY_SETTINGS = ["distance_cache_mb", "cache_size_mb"]  # fit guard settings memory depends on
 GRAM_FOLDS = 5  # squared-distance matrices a 5-fold run keeps (one per fold)
 EPOCH_COSTS_FILE = COSTS_FILE.with_name("ffnn_epoch_costs.json")
-MULTI_FIDELITY = ("hyperband", "bohb")  # methods that run Hyperband's plan, not their budget
-FIDELITY_SETTINGS = ("max_resource", "eta", "unit", "resource", "rounding", "iterations")
 FULL_FIT_FAMILY = "rs"  # the table family whose cells give the cost of one full fit
 GPU_EPOCH_COSTS_FILE = COSTS_FILE.with_name("ffnn_epoch_costs_cuda.json")  # measured on a GPU
 # seconds per epoch per network of M networks trained as one batched model, on a GPU
@@ -230,9 +229,12 @@ def _epoch_costs(table: Mapping[str, Any], path: Path) -> pd.Series:
         raise UsageError(f"cannot read the epoch-cost table {path}: bad entry {err!r}") from err
 
 
-def fidelity(method: str, settings: Mapping[str, Any]) -> Fidelity:
-    """The Hyperband plan of a ``hyperband`` or ``bohb`` run, from its optimizer settings."""
-    return Fidelity(method, **{key: settings[key] for key in FIDELITY_SETTINGS})
+def fidelity(method: str, settings: Mapping[str, Any]) -> Fidelity | None:
+    """The plan of resources a run of ``method`` with ``settings`` follows, for a method whose
+    settings fix one (a multi-fidelity class's ``fidelity_plan``: Hyperband, BOHB), else None
+    (the run makes its budget's evaluations)."""
+    cls = optimizer_class(method)
+    return cls.fidelity_plan(settings) if issubclass(cls, MultiFidelity) else None
 
 
 def plan_epochs(plan: Fidelity) -> float:
@@ -286,8 +288,7 @@ def run_cost_units(spec: RunSpec) -> dict[str, Any]:
             * float(dict(spec.method.settings).get("budget_factor", 1.0)),
             "selection_stage": "model_selection" in spec.method.stages,
         }
-    multi = spec.method.optimizer in MULTI_FIDELITY
-    plan = fidelity(spec.method.optimizer, spec.method.settings) if multi else None
+    plan = fidelity(spec.method.optimizer, spec.method.settings)
     n_evaluations = (
         spec.budget.evaluations
         if plan is None
@@ -446,7 +447,8 @@ def network_lines(runs: pd.DataFrame, epoch_costs: pd.Series, core_hours: float)
 
 def train_fraction_lines(runs: pd.DataFrame) -> list[str]:
     """The line on Hyperband-style runs on a share of the rows (none without such runs)."""
-    shares = runs[runs["family"].isin(MULTI_FIDELITY) & (runs["epochs"] == 0)]
+    multi = runs["family"].map(lambda family: issubclass(optimizer_class(family), MultiFidelity))
+    shares = runs[multi.astype(bool) & (runs["epochs"] == 0)]
     if shares.empty:
         return []
     fits = ", ".join(f"{f:,.1f}" for f in sorted(shares["evaluations"].unique()))

@@ -30,31 +30,15 @@ from experiments.spaces import plain_space
 from experiments.spec import RunSpec
 from hpo.data.catalog import Dataset, dataset_task
 from hpo.optimizers import optimizer_class
-from hpo.optimizers.grid import points_per_axis
-
-
-def grid_axes(spec: RunSpec | dict[str, Any]) -> tuple[int, int] | None:
-    """(values per axis, axes) of a grid-search run's grid; None for any other optimizer.
-    ``spec``: a :class:`RunSpec` or its stored identity (``spec_from_file``)."""
-    fields = spec.identity() if isinstance(spec, RunSpec) else spec
-    if fields["optimizer"] != "grid":
-        return None
-    dim = plain_space(fields["space"]).dim
-    per_axis = fields["optimizer_settings"].get("points_per_dim")
-    return (per_axis or points_per_axis(int(fields["budget"]), dim)), dim
 
 
 def planned_evaluations(spec: RunSpec) -> int:
     """How many evaluations the run makes unless its time budget ends it first: the budget, or
-    a grid's size or the optimizer's own plan (Hyperband's brackets) when that is smaller."""
-    axes = grid_axes(spec)
-    planned = (
-        spec.budget.evaluations
-        if axes is None
-        else min(spec.budget.evaluations, axes[0] ** axes[1])
-    )
-    own = optimizer_class(spec.method.optimizer).planned_evaluations(spec.method.settings)
-    return planned if own is None else min(planned, own)
+    the optimizer's own plan (a grid's size, Hyperband's brackets) when that is smaller."""
+    budget = spec.budget.evaluations
+    cls = optimizer_class(spec.method.optimizer)
+    own = cls.planned_evaluations(spec.method.settings, budget, spec.task.search_space.dim)
+    return budget if own is None else min(budget, own)
 
 
 def loss_text(dataset: str) -> Callable[[float], str]:
@@ -224,16 +208,13 @@ def _evaluations_note(spec: dict[str, Any], evaluations: int) -> list[str]:
     budget = int(spec["budget"])
     if evaluations >= budget:
         return []
-    axes = grid_axes(spec)
-    if axes is not None and evaluations == axes[0] ** axes[1]:
-        per_axis, dim = axes
-        which = (
-            f"the largest full grid within budget {budget}"
-            if spec["optimizer_settings"].get("points_per_dim") is None
-            else f"optimizer.settings.points_per_dim={per_axis}; budget {budget}"
-        )
-        shape = f"{per_axis} values on each of {dim} axes"
-        return [f"grid: {evaluations} evaluations ({which}: {shape})"]
+    settings, family = spec["optimizer_settings"], str(spec["optimizer"])
+    cls = optimizer_class(family)
+    dim = plain_space(spec["space"]).dim
+    if evaluations == cls.planned_evaluations(settings, budget, dim):
+        note = cls.plan_note(settings, budget, dim)
+        if note is not None:
+            return [f"{family}: {evaluations} evaluations ({note})"]
     why = (
         f"its time budget of {spec['time_budget']:g} s ran out"
         if spec.get("time_budget") is not None

@@ -179,7 +179,9 @@ def test_a_runs_progress_counts_to_hyperbands_own_plan_not_the_budget_cap() -> N
     plan = ["optimizer.settings.max_resource=16", "optimizer.settings.eta=4"]
     assert planned_evaluations(compose_run([*base, "budget=100000", *plan])) == 31
     assert planned_evaluations(compose_run([*base, "budget=10", *plan])) == 10  # the cap
-    assert Hyperband.planned_evaluations({"max_resource": 16, "eta": 4, "iterations": 2}) == 62
+    assert (
+        Hyperband.planned_evaluations({"max_resource": 16, "eta": 4, "iterations": 2}, 5, 2) == 62
+    )
     assert Hyperband.planned_evaluations({}) == sum(
         rung.n for bracket in brackets(50.0, 4) for rung in bracket
     )  # the class's defaults

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+
 from analysis import layout
 from experiments.compose import compose_run
+from experiments.results import write_atomic
 from experiments.spec import RunSpec
 from experiments.sweep import PlannedRun, _dependent
 
@@ -28,8 +31,7 @@ def test_a_failed_earlier_run_is_settled_and_the_dependent_part_derives_from_the
         PlannedRun("rs", SPEC.with_settings(seed=s), tmp_path / "rs" / f"seed{s}.parquet")
         for s in range(3)
     ]
-    earlier[0].path.parent.mkdir(parents=True)
-    earlier[0].path.write_bytes(b"finished")
+    write_atomic(pd.DataFrame({"row_type": ["outcome"]}), earlier[0].path, earlier[0].spec)
     layout.failure_path(earlier[1].path).write_text("failed: MemoryError")
     settings = {"derive": f"{__name__}:derive"}
     waiting = _dependent("irace", SPEC, tmp_path, earlier, "rs", settings)

@@ -97,10 +97,17 @@ class Optimizer(ABC):
         return cls.provenance_packages
 
     @classmethod
-    def planned_evaluations(cls, settings: Mapping[str, Any]) -> int | None:
-        """How many evaluations a run with ``settings`` makes whatever its budget, for a class
-        whose plan fixes it (Hyperband's brackets); None for one that runs until the budget ends
-        (a run's progress line then counts to the budget)."""
+    def planned_evaluations(cls, settings: Mapping[str, Any], budget: int, dim: int) -> int | None:
+        """How many evaluations a run with ``settings``, ``budget`` and a space of ``dim``
+        dimensions makes, for a class whose plan fixes it below the budget (Hyperband's
+        brackets, a grid's size); None for one that runs until the budget ends (a run's progress
+        line then counts to the budget)."""
+        return None
+
+    @classmethod
+    def plan_note(cls, settings: Mapping[str, Any], budget: int, dim: int) -> str | None:
+        """Why a finished run made :meth:`planned_evaluations` evaluations, not its budget, in
+        words for the run's summary (None: nothing to say)."""
         return None
 
     def __init__(self, space: Space, budget: int, rng: np.random.Generator) -> None:
@@ -171,6 +178,13 @@ class MultiFidelity:
     before its first is told and gives the same proposals (the runner's ``batch_networks``)."""
 
     resource_kind: str = "epochs"
+
+    @classmethod
+    def fidelity_plan(cls, settings: Mapping[str, Any]) -> Any:
+        """The plan of resources a run with ``settings`` follows, when the settings alone fix
+        it (Hyperband's brackets: :class:`hpo.optimizers.hyperband.Fidelity`), for sizing a
+        sweep before it runs; None when they do not."""
+        return None
 
     def rung_left(self) -> int:
         """How many proposals of the current rung ``ask`` has still to give, each fixed already

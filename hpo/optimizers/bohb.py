@@ -48,12 +48,12 @@ from typing import Any
 import numpy as np
 
 from hpo.optimizers.base import MultiFidelity, Proposal
-from hpo.optimizers.hyperband import Fidelity
+from hpo.optimizers.hyperband import Fidelity, PlannedByFidelity
 from hpo.optimizers.smac import SMACOptimizer
 from hpo.space.search_space import Space
 
 
-class BOHB(SMACOptimizer, MultiFidelity):
+class BOHB(PlannedByFidelity, SMACOptimizer, MultiFidelity):
     """SMAC3's multi-fidelity facade (BOHB-like) on Hyperband's plan (module docstring).
 
     Settings: Hyperband's (``max_resource``, ``eta``, ``unit``, ``resource``, ``rounding``,
@@ -61,6 +61,8 @@ class BOHB(SMACOptimizer, MultiFidelity):
     needs before the model is fitted on it; None = d + 1, BOHB's) and ``random_probability``
     (the share of random configurations; BOHB's 1/3).
     """
+
+    family = "bohb"  # the name its plan's errors give (PlannedByFidelity)
 
     def __init__(
         self,

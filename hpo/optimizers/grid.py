@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -41,6 +43,27 @@ class GridSearch(Optimizer):
         order = rng.permutation(len(grid)) if shuffle else np.arange(len(grid))
         self.points = grid[order]
         self._next = 0
+
+    @classmethod
+    def axes(cls, settings: Mapping[str, Any], budget: int, dim: int) -> int:
+        """Values per axis of the grid a run with ``settings`` and ``budget`` searches."""
+        per_axis = settings.get("points_per_dim")
+        return int(per_axis) if per_axis is not None else points_per_axis(budget, dim)
+
+    @classmethod
+    def planned_evaluations(cls, settings: Mapping[str, Any], budget: int, dim: int) -> int:
+        """The grid's size, ``values per axis ** dim``."""
+        return cls.axes(settings, budget, dim) ** dim
+
+    @classmethod
+    def plan_note(cls, settings: Mapping[str, Any], budget: int, dim: int) -> str:
+        per_axis = cls.axes(settings, budget, dim)
+        which = (
+            f"the largest full grid within budget {budget}"
+            if settings.get("points_per_dim") is None
+            else f"optimizer.settings.points_per_dim={per_axis}; budget {budget}"
+        )
+        return f"{which}: {per_axis} values on each of {dim} axes"
 
     def ask(self) -> Proposal:
         if self._next >= len(self.points):

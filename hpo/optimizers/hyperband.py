@@ -150,7 +150,37 @@ class Fidelity:
         return 0
 
 
-class Hyperband(Optimizer, MultiFidelity):
+class PlannedByFidelity:
+    """Mixin of the Hyperband-style classes: their plan, and so their number of evaluations,
+    follows from their settings alone (``FIDELITY_SETTINGS`` of the constructor, its defaults
+    where a method file leaves one out)."""
+
+    family: str = "hyperband"  # the name the settings' errors give
+
+    @classmethod
+    def fidelity_plan(cls, settings: Mapping[str, Any]) -> Fidelity:
+        """The :class:`Fidelity` a run with ``settings`` follows (checked, one line)."""
+        defaults = {
+            name: p.default
+            for name, p in inspect.signature(cls.__init__).parameters.items()  # type: ignore[misc]
+            if p.default is not inspect.Parameter.empty
+        }
+        merged = {**defaults, **settings}
+        return Fidelity(cls.family, **{key: merged[key] for key in FIDELITY_SETTINGS})
+
+    @classmethod
+    def planned_evaluations(cls, settings: Mapping[str, Any], budget: int = 0, dim: int = 0) -> int:
+        """Every rung's evaluations over every bracket, ``iterations`` times: the plan's size
+        (R = 16, η = 4: 16 + 4 + 1, 6 + 1 and 3, i.e. 31), whatever the budget and space."""
+        plan = cls.fidelity_plan(settings)
+        return plan.iterations * sum(rung.n for bracket in plan.plan for rung in bracket)
+
+
+# The constructor arguments of a Hyperband-style method that fix its plan (:class:`Fidelity`).
+FIDELITY_SETTINGS = ("max_resource", "eta", "unit", "resource", "rounding", "iterations")
+
+
+class Hyperband(PlannedByFidelity, Optimizer, MultiFidelity):
     """Hyperband over the unit cube of ``space`` (settings: module docstring).
 
     ``max_resource`` R and ``eta`` η as the seed's §2.1.2.1; ``unit``: epochs per resource unit
@@ -190,19 +220,6 @@ class Hyperband(Optimizer, MultiFidelity):
         self._asked: list[Proposal] = []
         self._losses: list[float] = []
         self._evaluations = 0
-
-    @classmethod
-    def planned_evaluations(cls, settings: Mapping[str, Any]) -> int:
-        """Every rung's evaluations over every bracket, ``iterations`` times: the plan's size
-        (R = 16, η = 4: 16 + 4 + 1, 6 + 1 and 3, i.e. 31)."""
-        defaults = {
-            name: p.default
-            for name, p in inspect.signature(cls.__init__).parameters.items()
-            if p.default is not inspect.Parameter.empty
-        }
-        merged = {**defaults, **settings}
-        plan = brackets(float(merged["max_resource"]), merged["eta"])
-        return int(merged["iterations"]) * sum(rung.n for bracket in plan for rung in bracket)
 
     def amount(self, r: float) -> float:
         """The resource of a proposal for ``r`` units (:meth:`Fidelity.amount`)."""
