@@ -157,6 +157,7 @@ def plan(
     name = config.get("name", experiment)
     runs_dir = layout.sweep_dir(name, profile, results_root) / layout.RUNS
     planned: list[PlannedRun] = []
+    checked: dict[Path, bool] = {}  # the earlier parts' results files read, and whether valid
     sweep_folder = layout.sweep_dir(name, profile, results_root)
     added, paths = candidates or (read_candidates(sweep_folder), read_search_path(sweep_folder))
     for part, settings in _parts(config, profile):
@@ -178,7 +179,7 @@ def plan(
             if after is None:
                 planned.append(PlannedRun(part, spec, runs_dir / part / run_filename(spec)))
             else:
-                planned.append(_dependent(part, spec, runs_dir, planned, after, settings))
+                planned.append(_dependent(part, spec, runs_dir, planned, after, settings, checked))
     return planned
 
 
@@ -263,20 +264,35 @@ def _dependent(
     planned: Sequence[PlannedRun],
     after: str,
     settings: Mapping[str, Any],
+    checked: dict[Path, bool] | None = None,
 ) -> PlannedRun:
     """A run of a part that runs after part ``after``: waiting while a run of that part on its
     dataset has neither finished nor failed, else its specification derived from the finished
-    ones (``derive``, a ``module:function`` taking the spec and those runs)."""
+    ones (``derive``, a ``module:function`` taking the spec and those runs). A results file that
+    is not a valid finished run (truncated, another run's) is not finished: that run is done
+    again first. ``checked``: the files already inspected, and whether each was valid."""
+    checked = {} if checked is None else checked
     earlier = [p for p in planned if p.part == after and p.spec.task.dataset == spec.task.dataset]
-    pending = [p for p in earlier if not p.path.exists() and not p.failure_path.exists()]
+    finished = [p for p in earlier if _finished(p, checked)]
+    done = {p.path for p in finished}
+    pending = [p for p in earlier if p.path not in done and not p.failure_path.exists()]
     if pending:
         why = f"waits for {len(pending)} run(s) of part {after} on {spec.task.dataset}"
         return PlannedRun(part, spec, runs_dir / part / run_filename(spec), why)
     if settings.get("derive"):
         module, _, function = str(settings["derive"]).partition(":")
         derive = getattr(importlib.import_module(module), function)
-        spec = derive(spec, [p for p in earlier if p.path.exists()])
+        spec = derive(spec, finished)
     return PlannedRun(part, spec, runs_dir / part / run_filename(spec))
+
+
+def _finished(run: PlannedRun, checked: dict[Path, bool]) -> bool:
+    """Whether ``run``'s results file exists and is a valid finished run of it (remembered in
+    ``checked``, so that each file is read once per plan)."""
+    if run.path not in checked:
+        exists = run.path.exists()
+        checked[run.path] = exists and inspect_results_file(run.path, run.spec) is None
+    return checked[run.path]
 
 
 def _parts(config: Mapping[str, Any], profile: str) -> list[tuple[str, dict[str, Any]]]:
@@ -716,8 +732,11 @@ def run_all(
     **options: Any,
 ) -> tuple[list[PlannedRun], dict[str, int]]:
     """Run shard ``shard`` of ``n_shards`` of a profile (of its ``parts`` only, when given: a
-    stage of a submission whose later parts wait for it), planning again while runs that waited
-    for another part (``after``) become ready; the last plan and the summed counts."""
+    stage of a submission whose later parts wait for it), planning again while runs of a part
+    that runs after another (``after``) may have become ready or been derived anew; the last
+    plan and the summed counts."""
+    config = load_experiment(experiment)
+    dependent = {p for p, s in _parts(config, _profile(config, profile)) if s.get("after")}
     total = {"done": 0, "failed": 0, "skipped": 0}
     tried: set[Path] = set()
     while True:
@@ -729,7 +748,9 @@ def run_all(
             total[key] += counts[key]
         total["skipped"] += counts["skipped"] if not tried else 0
         tried |= {r.path for r in ready}
-        if not counts["done"] + counts["failed"] or not any(r.waiting for r in runs):
+        # a dependent run's specification is derived from the earlier runs finished so far:
+        # plan again while a round finishes runs (a retried earlier run can change it)
+        if not counts["done"] + counts["failed"] or not any(r.part in dependent for r in runs):
             return runs, total
 
 
