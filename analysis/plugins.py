@@ -12,7 +12,6 @@ methods. The report says which was chosen and why.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,20 +20,25 @@ from typing import Any
 import pandas as pd
 
 from analysis.render import TableWriter
+from hpo.registry import Registry
 
-# name -> module holding PLUGIN. A new chapter adds its folder and one line here.
-REGISTRY = {
-    "chapter3": "analysis.chapter3",
-    "chapter4": "analysis.chapter4",
-    "chapter5": "analysis.chapter5",
-    "esmbo": "analysis.esmbo",  # Lacoste et al., UAI 2014
-    "ensembles": "analysis.esmbo",  # EO vs ESMBO vs Caruana: the same statistics
-    "surrogates": "analysis.surrogates",  # Jůzlová 2018 (seed 002)
-    "hierarchical": "analysis.hierarchical",  # Bermúdez-Chacón 2014 (seed 003)
-    "benchmark": "analysis.benchmark",  # candidates beside the thesis's baselines
-    "autoweka": "analysis.autoweka",  # Thornton 2014 (seed 004)
-    "demo": "analysis.demo",  # `make demo`: what the short sweep ran, nothing from the thesis
-}
+# name -> the plug-in (a module's PLUGIN, imported when asked for). A new chapter adds its folder
+# and one line here.
+REGISTRY: Registry[ChapterPlugin] = Registry(
+    "chapter",
+    {
+        "chapter3": "analysis.chapter3:PLUGIN",
+        "chapter4": "analysis.chapter4:PLUGIN",
+        "chapter5": "analysis.chapter5:PLUGIN",
+        "esmbo": "analysis.esmbo:PLUGIN",  # Lacoste et al., UAI 2014
+        "ensembles": "analysis.esmbo:PLUGIN",  # EO vs ESMBO vs Caruana: the same statistics
+        "surrogates": "analysis.surrogates:PLUGIN",  # Jůzlová 2018 (seed 002)
+        "hierarchical": "analysis.hierarchical:PLUGIN",  # Bermúdez-Chacón 2014 (seed 003)
+        "benchmark": "analysis.benchmark:PLUGIN",  # candidates beside the thesis's baselines
+        "autoweka": "analysis.autoweka:PLUGIN",  # Thornton 2014 (seed 004)
+        "demo": "analysis.demo:PLUGIN",  # `make demo`: the short sweep, nothing of the thesis
+    },
+)
 
 
 @dataclass
@@ -73,9 +77,7 @@ GENERIC = ("benchmark", "demo")
 
 def get_plugin(name: str) -> ChapterPlugin:
     """The registered plug-in ``name`` (ValueError naming the choices otherwise)."""
-    if name not in REGISTRY:
-        raise ValueError(f"unknown chapter {name!r}; registered: {', '.join(REGISTRY)}")
-    return importlib.import_module(REGISTRY[name]).PLUGIN
+    return REGISTRY.get(name)
 
 
 def _named_experiment(outcomes: pd.DataFrame) -> str | None:

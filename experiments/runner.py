@@ -13,7 +13,6 @@ predictions sidecar, :mod:`experiments.results`).
 
 from __future__ import annotations
 
-import importlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -44,6 +43,7 @@ from hpo.optimizers import (
     optimizer_class,
 )
 from hpo.records import Choice, Trace
+from hpo.registry import Registry
 from hpo.rules.final_selection import SelectionRule, population_ends
 from hpo.rules.registry import make_rule
 from hpo.space.priors import PriorSpace
@@ -145,9 +145,7 @@ def run(
     bar) hears of every evaluation; it cannot change the results. A ``journal`` (folds loop
     only, :func:`experiments.journal.check_journaled`) records the evaluations and resumes
     from those it holds."""
-    loop = optimizer_class(spec.method.optimizer).trial_loop
-    module, _, name = TRIAL_LOOPS[loop].partition(":")
-    function = getattr(importlib.import_module(module), name)
+    function = TRIAL_LOOPS.get(optimizer_class(spec.method.optimizer).trial_loop)
     if journal is not None:
         return function(spec, data, data_dir, progress, journal=journal)
     return function(spec, data, data_dir, progress)
@@ -261,11 +259,14 @@ def _set_up(spec: RunSpec, data: Dataset) -> _Setup:
     return _Setup(data, prior_space, optimizer, rules, evaluator, reads_predictions)
 
 
-# Optimizer.trial_loop -> "module:function" of the loop (imported when a run needs it).
-TRIAL_LOOPS = {
-    "folds": "experiments.runner:run_on_folds",
-    "instances": "experiments.autoweka:run_on_instances",
-}
+# Optimizer.trial_loop -> the loop's function (imported when a run needs it).
+TRIAL_LOOPS: Registry[Callable[..., RunResult]] = Registry(
+    "trial loop",
+    {
+        "folds": "experiments.runner:run_on_folds",
+        "instances": "experiments.autoweka:run_on_instances",
+    },
+)
 
 
 def space_task(space: Space) -> str:

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from hpo.evaluation.evaluator import Evaluator
+from hpo.registry import Registry
 from hpo.significance.stage import SelectionSettings, run_stage
 from hpo.space.search_space import Space
 
@@ -101,18 +102,15 @@ def model_selection(loop: FinishedLoop, settings: Mapping[str, Any]) -> StageRow
     return StageRows("selection", selection_frame(stage.rows), numbers)
 
 
-POST_RUN_STAGES: dict[str, PostRunStage] = {
-    "model_selection": PostRunStage(SelectionSettings, model_selection),
-}
+POST_RUN_STAGES: Registry[PostRunStage] = Registry(
+    "post-run stage", {"model_selection": PostRunStage(SelectionSettings, model_selection)}
+)
 
 
 def check_stages(stages: Mapping[str, Mapping[str, Any]]) -> None:
     """Refuse, in one line, an unknown stage name or a stage's bad settings."""
     for name, settings in stages.items():
-        if name not in POST_RUN_STAGES:
-            valid = ", ".join(POST_RUN_STAGES)
-            raise ValueError(f"unknown post-run stage {name!r}; valid: {valid}")
-        POST_RUN_STAGES[name].check(**settings)
+        POST_RUN_STAGES.get(name).check(**settings)
 
 
 def run_stages(loop: FinishedLoop, stages: Mapping[str, Mapping[str, Any]]) -> list[StageRows]:

@@ -5,6 +5,7 @@ labelled; the kernel figures use the GP engine's kernels."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 from pathlib import Path
 
@@ -278,7 +279,7 @@ def test_kernel_figures_use_the_gp_engines_kernels() -> None:
 
 
 def test_plugin_is_registered_and_chosen() -> None:
-    assert REGISTRY["chapter5"] == "analysis.chapter5"
+    assert REGISTRY["chapter5"] is importlib.import_module("analysis.chapter5").PLUGIN
     plugin, why = choose_plugin(outcome_rows().head(50))
     assert plugin.name == "chapter5" and "experiment column" in why
 

@@ -275,7 +275,7 @@ def test_gp_pm_reports_the_posterior_mean_argmin_not_an_evaluated_point(
 
     Spy = type("Spy", (GPEIOptimizer,), {"__init__": init})
 
-    monkeypatch.setitem(CLASSES, "gp", lambda: Spy)
+    monkeypatch.setitem(CLASSES, "gp", Spy)
     settings = {"grid_size": 256, "burnin": 10, "n_samples": 3}
     spec = _spec(
         ProtocolSettings(),

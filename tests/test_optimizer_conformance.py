@@ -36,7 +36,7 @@ def cash_space():
 def test_every_family_of_the_registry_passes_the_conformance_checks(family, request) -> None:
     if family in NEEDS:
         pytest.importorskip(NEEDS[family])
-    cls = CLASSES[family]()
+    cls = CLASSES[family]
     extra = {}
     if cls.trial_loop == "instances":
         extra["cash_space"] = request.getfixturevalue("cash_space")
@@ -171,7 +171,7 @@ def test_a_family_s_python_defaults_are_its_configuration_file_s_settings(family
 
     if family in NEEDS:
         pytest.importorskip(NEEDS[family])
-    defaults = inspect.signature(CLASSES[family]().__init__).parameters
+    defaults = inspect.signature(CLASSES[family].__init__).parameters
     for name, value in (config.get("settings") or {}).items():
         if isinstance(value, str) and "${" in value:
             continue

@@ -138,7 +138,7 @@ def test_a_run_parses_its_space_once_and_builds_its_optimizer_once(
             built.append(1)
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setitem(CLASSES, "rs", lambda: Counted)
+    monkeypatch.setitem(CLASSES, "rs", Counted)
     spec = compose_run(["optimizer=rs", "dataset=sklearn-iris", "budget=3"])
     run_and_save(spec, tmp_path / "run.parquet")  # what run.py does with the composed run
     assert parsed == ["svm_rbf"]

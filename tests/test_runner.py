@@ -153,7 +153,7 @@ def test_optimizer_is_told_validation_losses_never_selection_losses(
             super().__init__(*args, **kwargs)
             built.append(self)
 
-    monkeypatch.setitem(CLASSES, "spy", lambda: Spy)
+    monkeypatch.setitem(CLASSES, "spy", Spy)
     spec = _spec(
         optimizer="spy",
         budget=12,

@@ -16,7 +16,6 @@ Command line: ``python -m hpo.data download|verify|list|build-catalog``.
 from __future__ import annotations
 
 import argparse
-import difflib
 import hashlib
 import os
 import shutil
@@ -36,6 +35,7 @@ import pandas as pd
 # The records every loader returns live apart, so that a loader module (hpo.data.images) can
 # use them without importing this module back.
 from hpo.data.types import REPO_ROOT, Dataset, DatasetError, zscore
+from hpo.registry import unknown_choice_message  # noqa: F401  (re-exported: its old home)
 from hpo.tasks import task_of_targets
 
 CATALOG_PATH = REPO_ROOT / "data" / "catalog.tsv"
@@ -384,28 +384,6 @@ def resolve_name(name: str) -> str:
     raise DatasetError(
         unknown_choice_message("dataset", name, list(table.index), "python -m hpo.data list")
     )
-
-
-# Every optimizer config (61) is listed; datasets (121+) are not.
-MAX_LISTED_CHOICES = 90
-
-
-def unknown_choice_message(
-    kind: str, value: str, choices: Iterable[str], list_command: str | None = None
-) -> str:
-    """One line: the bad value and the valid choices, closest matches first. All choices are
-    listed when there are at most :data:`MAX_LISTED_CHOICES`; otherwise the close matches and
-    the command that lists them all."""
-    choices = sorted(choices)
-    close = difflib.get_close_matches(value, choices, n=5, cutoff=0.5)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    if len(choices) <= MAX_LISTED_CHOICES:
-        listing = ", ".join(close + [c for c in choices if c not in close])
-    else:
-        command = list_command or "see the documentation"
-        shown = ", ".join(close) + "; " if close else ""
-        listing = f"{shown}{len(choices)} in all (list them: {command})"
-    return f"unknown {kind} {value!r}{hint}; valid choices: {listing}"
 
 
 # ----------------------------------------------------------------------------------- loading

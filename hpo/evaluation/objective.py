@@ -26,6 +26,7 @@ import numpy as np
 
 from hpo.evaluation.performance_index import PerformanceIndex, class_frequencies
 from hpo.learners import FAILED_LABEL, FitOutcome
+from hpo.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -110,10 +111,13 @@ class IndexLoss:
         ).index
 
 
-OBJECTIVES: dict[str, Callable[..., Objective]] = {
-    ZeroOneLoss.name: ZeroOneLoss,
-    IndexLoss.name: lambda **settings: IndexLoss(PerformanceIndex(**settings)),
-}
+OBJECTIVES: Registry[Callable[..., Objective]] = Registry(
+    "objective",
+    {
+        ZeroOneLoss.name: ZeroOneLoss,
+        IndexLoss.name: lambda **settings: IndexLoss(PerformanceIndex(**settings)),
+    },
+)
 ZERO_ONE: Mapping[str, Any] = {"name": ZeroOneLoss.name}  # a run's default objective
 
 
@@ -121,6 +125,4 @@ def make_objective(part: Mapping[str, Any]) -> Objective:
     """The objective a run names: ``{"name": <one of OBJECTIVES>, **its settings}``."""
     settings = dict(part)
     name = settings.pop("name", None)
-    if name not in OBJECTIVES:
-        raise ValueError(f"unknown objective {name!r}; valid: {', '.join(OBJECTIVES)}")
-    return OBJECTIVES[name](**settings)
+    return OBJECTIVES.get(str(name))(**settings)

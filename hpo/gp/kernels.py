@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from hpo.gp import elementwise
+from hpo.registry import Registry
 from hpo.space.search_space import Categorical, Space
 
 
@@ -332,21 +333,23 @@ class Conditional(Kernel):
         return [np.flatnonzero(labels == label) for label in np.unique(labels)]
 
 
-KERNELS: dict[str, type[Kernel]] = {
-    "matern52": Matern52,
-    "se_ard": SquaredExponential,
-    "laplace": Laplace,
-    "conditional": Conditional,
-}
+KERNELS: Registry[type[Kernel]] = Registry(
+    "kernel",
+    {
+        "matern52": Matern52,
+        "se_ard": SquaredExponential,
+        "laplace": Laplace,
+        "conditional": Conditional,
+    },
+)
 
 
 def make_kernel(name: str, space: Space | None = None) -> Kernel:
     """The kernel registered as ``name`` (``matern52``, ``se_ard``, ``laplace``, or
     ``conditional`` = :class:`Conditional` around Matérn-5/2, which needs ``space``)."""
-    if name not in KERNELS:
-        raise KeyError(f"unknown kernel {name!r}; valid: {', '.join(KERNELS)}")
+    kernel = KERNELS.get(name)
     if name == "conditional":
         if space is None:
             raise ValueError("the conditional kernel needs the search space")
         return Conditional(space)
-    return KERNELS[name]()
+    return kernel()

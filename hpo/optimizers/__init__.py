@@ -26,125 +26,50 @@ from hpo.optimizers.base import (
 )
 from hpo.optimizers.grid import GridSearch
 from hpo.optimizers.random_search import RandomSearch
+from hpo.registry import Registry
 from hpo.space.search_space import Space
 
 OptimizerFactory = Callable[..., Optimizer]
 
 
-def _gp_class() -> type[Optimizer]:
-    from hpo.optimizers.bayes import GPEIOptimizer  # heavy imports only when used
-
-    return GPEIOptimizer
-
-
-def _cma_class() -> type[Optimizer]:
-    from hpo.optimizers.cmaes import CMAESOptimizer
-
-    return CMAESOptimizer
-
-
-def _smac_class() -> type[Optimizer]:
-    from hpo.optimizers.smac import SMACOptimizer  # needs the optional smac package (chapter5)
-
-    return SMACOptimizer
-
-
-def _hypercube_class() -> type[Optimizer]:
-    from hpo.optimizers.hypercube import ShrinkingHypercube
-
-    return ShrinkingHypercube
-
-
-def _prior_rs_class() -> type[Optimizer]:
-    from hpo.optimizers.prior_search import PriorRandomSearch
-
-    return PriorRandomSearch
-
-
-def _pds_class() -> type[Optimizer]:
-    from hpo.optimizers.prior_search import ParametricDensity
-
-    return ParametricDensity
-
-
-def _eo_class() -> type[Optimizer]:
-    from hpo.optimizers.ensemble import EnsembleOptimizer
-
-    return EnsembleOptimizer
-
-
-def _hyperband_class() -> type[Optimizer]:
-    from hpo.optimizers.hyperband import Hyperband
-
-    return Hyperband
-
-
-def _bohb_class() -> type[Optimizer]:
-    from hpo.optimizers.bohb import BOHB  # needs the optional smac package (chapter5)
-
-    return BOHB
-
-
-def _tpe_class() -> type[Optimizer]:
-    from hpo.optimizers.tpe import TPEOptimizer  # needs the optional hyperopt package (tpe)
-
-    return TPEOptimizer
-
-
-def _cash(module: str, name: str) -> Callable[[], type[Optimizer]]:
+def _cash(module: str, name: str) -> str:
     """A family of Thornton 2014's CASH methods (a module of this package): proposals on one
     instance at a time, on a CASH space (:mod:`hpo.cash.space`)."""
-
-    def load() -> type[Optimizer]:
-        return getattr(importlib.import_module(f"hpo.optimizers.{module}"), name)
-
-    return load
+    return f"hpo.optimizers.{module}:{name}"
 
 
-def _optuna_class() -> type[Optimizer]:
-    from hpo.optimizers.optuna_sampler import OptunaSampler  # needs the optional optuna package
-
-    return OptunaSampler
-
-
-def _carps_class() -> type[Optimizer]:
-    from hpo.optimizers.carps_optimizer import CarpsOptimizer  # needs the optional carps package
-
-    return CarpsOptimizer
-
-
-def _surrogate_class() -> type[Optimizer]:
-    from hpo.optimizers.surrogate import SurrogateSMBO
-
-    return SurrogateSMBO
-
-
-CLASSES: dict[str, Callable[[], type[Optimizer]]] = {
-    "grid": lambda: GridSearch,
-    "rs": lambda: RandomSearch,
-    "gp": _gp_class,
-    "cma": _cma_class,
-    "smac": _smac_class,
-    "eo": _eo_class,
-    "esmbo": lambda: __import__("hpo.optimizers.esmbo", fromlist=["_"]).ESMBOOptimizer,  # UAI 2014
-    "hypercube": _hypercube_class,  # seed 003 §3.4, Gonnet et al. 2010
-    "hyperband": _hyperband_class,  # seed 002 §1.3.3 (Li et al. 2017)
-    "bohb": _bohb_class,  # beyond seed 002: Falkner et al. 2018 through SMAC3
-    "tpe": _tpe_class,  # seed 002 §1.2.4.2 (Bergstra et al. 2011, hyperopt)
-    "surrogate": _surrogate_class,  # seed 002 §2.1.2.1: skopt-style GP and random forest
-    "prior_rs": _prior_rs_class,  # seed 003 §3.4(a): random search from the priors
-    "pds": _pds_class,  # seed 003 §3.4(c): parametric-density sampler, uniform fallback
-    "optuna": _optuna_class,  # any Optuna sampler (docs/optimizers.md)
-    "carps": _carps_class,  # any CARP-S optimizer: Nevergrad, HEBO, DEHB, … (docs/optimizers.md)
-    # seed 004 (Thornton 2014): CASH methods racing over instances (docs/autoweka.md, Decisions)
-    "cash_exdef": _cash("cash_baselines", "ExDef"),  # §4.1: every learner at its defaults
-    "cash_grid": _cash("cash_baselines", "GridSearch"),  # §4.1: the base learners' full grid
-    "cash_random": _cash("cash_baselines", "RandomSearch"),  # §4.1: from the space's priors
-    "cash_smac": _cash("smac_instances", "SMACInstances"),  # §2.2.1: folds as instances
-    "cash_smac_batch": _cash("smac_instances", "SMACBatch"),  # §4.4: SMAC-10-Batch
-    "cash_tpe": _cash("cash_tpe", "TPE"),  # §2.2.2: hyperopt, shared nodes
-    "cash_irace": _cash("irace", "IteratedFRace"),  # §2.2.3: I/F-Race
-}
+# Family name -> class, each module imported when its family is first used (heavy or optional
+# dependencies: SMAC3, hyperopt, Optuna, CARP-S); a dotted path is an outside class.
+CLASSES: Registry[type[Optimizer]] = Registry(
+    "optimizer family",
+    {
+        "grid": GridSearch,
+        "rs": RandomSearch,
+        "gp": "hpo.optimizers.bayes:GPEIOptimizer",
+        "cma": "hpo.optimizers.cmaes:CMAESOptimizer",
+        "smac": "hpo.optimizers.smac:SMACOptimizer",  # the optional smac package (chapter5)
+        "eo": "hpo.optimizers.ensemble:EnsembleOptimizer",
+        "esmbo": "hpo.optimizers.esmbo:ESMBOOptimizer",  # UAI 2014
+        "hypercube": "hpo.optimizers.hypercube:ShrinkingHypercube",  # seed 003 §3.4
+        "hyperband": "hpo.optimizers.hyperband:Hyperband",  # seed 002 §1.3.3 (Li et al. 2017)
+        "bohb": "hpo.optimizers.bohb:BOHB",  # beyond seed 002: Falkner et al. 2018, SMAC3
+        "tpe": "hpo.optimizers.tpe:TPEOptimizer",  # seed 002 §1.2.4.2 (hyperopt)
+        "surrogate": "hpo.optimizers.surrogate:SurrogateSMBO",  # seed 002 §2.1.2.1
+        "prior_rs": "hpo.optimizers.prior_search:PriorRandomSearch",  # seed 003 §3.4(a)
+        "pds": "hpo.optimizers.prior_search:ParametricDensity",  # seed 003 §3.4(c)
+        "optuna": "hpo.optimizers.optuna_sampler:OptunaSampler",  # any Optuna sampler
+        "carps": "hpo.optimizers.carps_optimizer:CarpsOptimizer",  # any CARP-S optimizer
+        # seed 004 (Thornton 2014): CASH methods racing over instances (docs/autoweka.md)
+        "cash_exdef": _cash("cash_baselines", "ExDef"),  # §4.1: every learner at its defaults
+        "cash_grid": _cash("cash_baselines", "GridSearch"),  # §4.1: the base learners' grid
+        "cash_random": _cash("cash_baselines", "RandomSearch"),  # §4.1: the space's priors
+        "cash_smac": _cash("smac_instances", "SMACInstances"),  # §2.2.1: folds as instances
+        "cash_smac_batch": _cash("smac_instances", "SMACBatch"),  # §4.4: SMAC-10-Batch
+        "cash_tpe": _cash("cash_tpe", "TPE"),  # §2.2.2: hyperopt, shared nodes
+        "cash_irace": _cash("irace", "IteratedFRace"),  # §2.2.3: I/F-Race
+    },
+    fallback=lambda family: _target_class(family) if is_target(family) else None,
+)
 FAMILIES = tuple(CLASSES)
 _FIXED_ARGUMENTS = ("self", "space", "budget", "rng")
 
@@ -175,14 +100,10 @@ def make_optimizer(
 
 
 def optimizer_class(family: str) -> type[Optimizer]:
-    """The class of optimizer ``family``: a family name (``KeyError`` naming the valid ones) or
-    a class's dotted path (:class:`OptimizerTargetError` when it does not import or is not an
-    :class:`Optimizer`)."""
-    if is_target(family):
-        return _target_class(family)
-    if family not in CLASSES:
-        raise KeyError(f"unknown optimizer family {family!r}; valid: {', '.join(CLASSES)}")
-    return CLASSES[family]()
+    """The class of optimizer ``family``: a family name (:class:`hpo.registry.UnknownChoice`
+    naming the valid ones) or a class's dotted path (:class:`OptimizerTargetError` when it does
+    not import or is not an :class:`Optimizer`)."""
+    return CLASSES.get(family)
 
 
 class OptimizerTargetError(ValueError):

@@ -11,10 +11,11 @@ This module sits above all three, so none of them imports another's registry.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hpo.ensembles.agnostic_bayes import AGNOSTIC_BAYES
+from hpo.registry import Registry
 from hpo.rules.agnostic_bayes import AgnosticBayesRule
 from hpo.rules.ensemble import EnsembleOptimizerRule, PostHocRule
 from hpo.rules.final_selection import (
@@ -27,7 +28,19 @@ from hpo.rules.final_selection import (
     SelectionRule,
 )
 
-RULE_NAMES = (*RULES, POSTERIOR_MEAN, POST_HOC, ENSEMBLE_OPTIMIZER, AGNOSTIC_BAYES)
+# name -> rule(pm_domain, post_hoc settings): every rule a method file may name
+RuleBuilder = Callable[[str, Mapping[str, Any]], SelectionRule]
+RULE_BUILDERS: Registry[RuleBuilder] = Registry(
+    "selection rule",
+    {
+        **{name: (lambda pm, post, name=name: IncumbentRule(name)) for name in RULES},
+        POSTERIOR_MEAN: lambda pm, post: PosteriorMeanRule(pm),
+        POST_HOC: lambda pm, post: PostHocRule(**post),
+        ENSEMBLE_OPTIMIZER: lambda pm, post: EnsembleOptimizerRule(),
+        AGNOSTIC_BAYES: lambda pm, post: AgnosticBayesRule(),
+    },
+)
+RULE_NAMES = RULE_BUILDERS.names()
 
 
 def make_rule(
@@ -36,14 +49,4 @@ def make_rule(
     """The rule called ``name`` (one of :data:`RULE_NAMES`); ``pm_domain``: the posterior-mean
     rule's domain; ``post_hoc``: the settings of the ``post_hoc`` rule
     (:class:`hpo.rules.ensemble.PostHocRule`'s keyword arguments)."""
-    if name not in RULE_NAMES:
-        raise ValueError(f"unknown selection rule {name!r}; valid: {', '.join(RULE_NAMES)}")
-    if name == POSTERIOR_MEAN:
-        return PosteriorMeanRule(pm_domain)
-    if name == POST_HOC:
-        return PostHocRule(**(post_hoc or {}))
-    if name == ENSEMBLE_OPTIMIZER:
-        return EnsembleOptimizerRule()
-    if name == AGNOSTIC_BAYES:
-        return AgnosticBayesRule()
-    return IncumbentRule(name)
+    return RULE_BUILDERS.get(name)(pm_domain, post_hoc or {})
