@@ -290,7 +290,7 @@ def append_history(records: list[dict], repeats: int) -> None:
         return done.stdout.strip()
 
     commit = git("rev-parse", "--short", "HEAD") + (
-        "-dirty" if git("status", "--porcelain") else ""
+        "-dirty" if git("status", "--porcelain", "--", ".", f":!benchmarks/{HISTORY.name}") else ""
     )
     entry = {
         "commit": commit,
