@@ -2,9 +2,9 @@
 
 A run may name classes of other packages: an optimizer by its dotted path (a method file's
 ``_target_``), a class inside an optimizer's settings (Optuna's sampler, a CARP-S optimizer:
-any ``_target_``), an estimator class as the learner. Their code decides the results as much as
-the settings do, so each enters the run's identity (:meth:`experiments.runner.RunSpec.identity`)
-by
+any ``_target_``), an estimator class as the learner, a selection rule's class. Their code
+decides the results as much as the settings do, so each enters the run's identity
+(:meth:`experiments.spec.RunSpec.identity`) by
 
 * its distribution's name and version (``importlib.metadata``; the package's ``__version__``
   where no distribution is installed), and
@@ -50,23 +50,23 @@ def targets_in(value: Any) -> list[str]:
 
 
 def outside_classes(
-    optimizer: str, settings: Mapping[str, Any], learners: Iterable[str]
+    optimizer: str, settings: Mapping[str, Any], classes: Iterable[str]
 ) -> list[str]:
     """The dotted paths of the classes a run names that are not this repository's: the optimizer
-    (a dotted path), the ``_target_`` classes of its settings and the learners named by a dotted
-    path; sorted, each once."""
-    named = [optimizer, *targets_in(settings), *learners]
+    (a dotted path), the ``_target_`` classes of its settings and the other ``classes`` named by
+    a dotted path (learners, selection rules); sorted, each once."""
+    named = [optimizer, *targets_in(settings), *classes]
     return sorted(
         {path for path in named if DOTTED.match(path) and path.split(".")[0] not in OWN_PACKAGES}
     )
 
 
 def outside_code(
-    optimizer: str, settings: Mapping[str, Any], learners: Iterable[str]
+    optimizer: str, settings: Mapping[str, Any], classes: Iterable[str]
 ) -> dict[str, Any]:
     """{dotted path: {distribution, version, source}} for :func:`outside_classes` (empty for a
     run of this repository's code alone)."""
-    return {path: code_fingerprint(path) for path in outside_classes(optimizer, settings, learners)}
+    return {path: code_fingerprint(path) for path in outside_classes(optimizer, settings, classes)}
 
 
 def code_fingerprint(path: str) -> dict[str, str]:

@@ -40,7 +40,7 @@ from hpo.evaluation.isolation import EvaluationLimits
 from hpo.evaluation.objective import ZERO_ONE, make_objective
 from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard, check_learner_parameters, learner_parameters
-from hpo.rules.registry import RULE_NAMES
+from hpo.rules.registry import RULE_BUILDERS
 from hpo.space.priors import PriorSpace
 from hpo.space.search_space import Space
 
@@ -191,9 +191,8 @@ class Method(Part):
     def __post_init__(self) -> None:
         if not self.rules:
             raise ValueError("a run needs at least one (method, rule) to report")
-        unknown = sorted({r for r in self.rules.values() if r not in RULE_NAMES})
-        if unknown:
-            raise ValueError(f"unknown selection rules {unknown}; valid: {', '.join(RULE_NAMES)}")
+        for rule in self.rules.values():  # a built-in name, or a rule class's dotted path
+            RULE_BUILDERS.get(rule)
         check_stages(self.stages)
         if self.vote_ties not in TIE_RULES:
             raise ValueError(unknown_choice_message("vote_ties", self.vote_ties, TIE_RULES))
@@ -342,8 +341,8 @@ class RunSpec:
         """The classes of other packages the run names (its optimizer, its settings'
         ``_target_`` classes, a learner by dotted path), each with its distribution, version and
         source fingerprint (:mod:`experiments.outside_code`)."""
-        learners = self.task.search_space.learners
-        return outside_code(self.method.optimizer, self.method.settings, learners)
+        classes = [*self.task.search_space.learners, *self.method.rules.values()]
+        return outside_code(self.method.optimizer, self.method.settings, classes)
 
     def identity(self) -> dict[str, Any]:
         """The values that determine the run's results (hashed into ``config_hash``): every

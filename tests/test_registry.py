@@ -65,3 +65,18 @@ def test_every_plug_in_point_is_a_registry() -> None:
 
     points = (CLASSES, KERNELS, RULE_BUILDERS, OBJECTIVES, POST_RUN_STAGES, TRIAL_LOOPS, REGISTRY)
     assert all(isinstance(point, Registry) for point in points)
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("json.JSONDecoder", "selection rule 'json.JSONDecoder' is not a rule: subclass"),
+        ("no_such_pkg.Rule", "selection rule 'no_such_pkg.Rule' does not import"),
+        ("best_validatoin", "unknown selection rule 'best_validatoin' .did you mean"),
+    ],
+)
+def test_a_rule_by_a_path_that_is_no_rule_is_one_line(path: str, message: str) -> None:
+    from hpo.rules.registry import RULE_BUILDERS
+
+    with pytest.raises(ValueError, match=message):
+        RULE_BUILDERS.get(path)

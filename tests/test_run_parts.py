@@ -112,7 +112,7 @@ def test_each_part_refuses_its_own_bad_values() -> None:
         ("time_budget_kind", "moon", "unknown time_budget_kind 'moon'"),
         ("batch_networks", "maybe", "unknown batch_networks 'maybe'"),
         ("vote_ties", "coin", "unknown vote_ties 'coin'"),
-        ("rules", {"rs": "best_guess"}, "unknown selection rules"),
+        ("rules", {"rs": "best_guess"}, "unknown selection rule .best_guess."),
         ("repetition", -1, "repetition must be >= 0"),
     ]:
         with pytest.raises(ValueError, match=message):

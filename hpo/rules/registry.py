@@ -11,6 +11,7 @@ This module sits above all three, so none of them imports another's registry.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -30,6 +31,28 @@ from hpo.rules.final_selection import (
 
 # name -> rule(pm_domain, post_hoc settings): every rule a method file may name
 RuleBuilder = Callable[[str, Mapping[str, Any]], SelectionRule]
+
+
+def _rule_class(path: str) -> RuleBuilder | None:
+    """A rule of another package by its class's dotted path (``my_pkg.rules.MyRule``, built
+    without arguments): a method file's ``rules:`` may name it as it names a built-in rule."""
+    if "." not in path:
+        return None
+    module, _, name = path.rpartition(".")
+    try:
+        cls = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as err:
+        raise ValueError(
+            f"selection rule {path!r} does not import ({type(err).__name__}: {err})"
+        ) from None
+    if not (isinstance(cls, type) and issubclass(cls, SelectionRule)):
+        raise ValueError(
+            f"selection rule {path!r} is not a rule: subclass hpo.rules.final_selection."
+            "SelectionRule (choices(trace) -> one choice per iteration)"
+        )
+    return lambda pm, post: cls()
+
+
 RULE_BUILDERS: Registry[RuleBuilder] = Registry(
     "selection rule",
     {
@@ -39,6 +62,7 @@ RULE_BUILDERS: Registry[RuleBuilder] = Registry(
         ENSEMBLE_OPTIMIZER: lambda pm, post: EnsembleOptimizerRule(),
         AGNOSTIC_BAYES: lambda pm, post: AgnosticBayesRule(),
     },
+    fallback=_rule_class,
 )
 RULE_NAMES = RULE_BUILDERS.names()
 
