@@ -30,7 +30,6 @@ import yaml
 from experiments.compose import compose_run
 from experiments.config import CONF_DIR
 from experiments.sweep import load_experiment, plan
-from hpo.rules.final_selection import METHOD_RULES
 
 # method: (family, reshuffle, selection split, rule or {reported method: rule})
 THESIS_METHODS: dict[str, tuple[str, bool, bool, str | dict[str, str]]] = {
@@ -179,8 +178,6 @@ def test_method_config_matches_the_thesis_definition(config_name: str) -> None:
     assert spec.task.protocol.reshuffle is reshuffle
     assert spec.task.protocol.selection_split is selection_split
     assert dict(spec.method.rules) == rules
-    if method in CHAPTER3_METHODS:
-        assert METHOD_RULES[method] == rule
     if config_name in CHAPTER5_DEFAULTS:  # Chapter 5's space and protocol unless overridden
         assert (spec.task.space_name, spec.task.protocol_name) == ("sklearn_cash", "chapter5")
         assert spec.task.protocol.standardize and spec.task.protocol.n_folds == 5

@@ -5,20 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import yaml
 
 from hpo.rules.final_selection import (
-    METHOD_RULES,
     NO_ANSWER,
     RULES,
     backwarding,
     best_selection,
     best_validation,
     global_validation,
-    method_incumbents,
     partial_validation,
     population_ends,
-    rule_for_method,
 )
 
 _ = NO_ANSWER
@@ -131,23 +127,6 @@ def test_incumbents_only_look_at_the_past() -> None:
             assert full[t] == NO_ANSWER or full[t] <= t
 
 
-def test_method_incumbents_sequential_methods_answer_every_iteration() -> None:
-    got = method_incumbents("gp", [0.3, 0.1, 0.2], [np.nan] * 3, [1, 2, 3])
-    np.testing.assert_array_equal(got, [0, 1, 1])
-
-
-def test_method_incumbents_cma_methods_answer_only_at_generation_ends() -> None:
-    # the helper for analyses; runs apply the same mask in the runner (test_dataflow.py)
-    batch = [1, 1, 1, 2, 2]
-    got = method_incumbents("cma", [0.3, 0.1, 0.2, 0.4, 0.05], [np.nan] * 5, batch)
-    np.testing.assert_array_equal(got, [NO_ANSWER, NO_ANSWER, 1, NO_ANSWER, 4])
-
-
-def test_method_incumbents_refuses_posterior_mean() -> None:
-    with pytest.raises(ValueError, match="posterior_mean_argmin"):
-        method_incumbents("gp-pm", [0.1], [np.nan], [1])
-
-
 @pytest.mark.parametrize(
     ("valid", "selection", "batch", "message"),
     [
@@ -160,22 +139,3 @@ def test_method_incumbents_refuses_posterior_mean() -> None:
 def test_malformed_traces_are_refused(valid, selection, batch, message) -> None:
     with pytest.raises(ValueError, match=message):
         best_validation(valid, selection, batch)
-
-
-def test_method_rules_table_is_the_rules_of_the_method_configs_runs_are_built_from() -> None:
-    """METHOD_RULES (behind rule_for_method / method_incumbents, which runs never call) says
-    what conf/optimizer/*.yaml, which runs are built from, says; one entry per Chapter-3 method
-    (the configs of later chapters are checked in test_method_configs.py)."""
-    from experiments.config import CONF_DIR
-
-    configured = {}
-    for path in (CONF_DIR / "optimizer").glob("*.yaml"):
-        configured.update(yaml.safe_load(path.read_text())["rules"])
-    assert METHOD_RULES.items() <= configured.items()
-    assert {rule_for_method(method) for method in METHOD_RULES} == set(RULES) | {"posterior_mean"}
-    assert len(METHOD_RULES) == 16  # 14 methods of Table 3.1 + gp-pm, gp-pm-r
-
-
-def test_rule_for_method_unknown_names_valid_choices() -> None:
-    with pytest.raises(KeyError, match="unknown method .cma-qv.; valid: grid, rs, gp, gp-r, "):
-        rule_for_method("cma-qv")

@@ -164,51 +164,6 @@ RULES: dict[str, Rule] = {
     "global_validation": global_validation,
 }
 
-METHOD_RULES: dict[str, str] = {
-    "grid": "best_validation",
-    "rs": "best_validation",
-    "gp": "best_validation",
-    "gp-r": "best_validation",
-    "gp-sel": "best_selection",
-    "gp-sel-r": "best_selection",
-    "gp-pm": POSTERIOR_MEAN,
-    "gp-pm-r": POSTERIOR_MEAN,
-    "cma": "best_validation",
-    "cma-r": "best_validation",
-    "cma-pv": "partial_validation",
-    "cma-pv-r": "partial_validation",
-    "cma-bw": "backwarding",
-    "cma-bw-r": "backwarding",
-    "cma-gv": "global_validation",
-    "cma-gv-r": "global_validation",
-}
-
-
-def rule_for_method(method: str) -> str:
-    """The selection rule of one of the thesis's methods (thesis §3.3), e.g. ``cma-bw-r``."""
-    if method not in METHOD_RULES:
-        raise KeyError(f"unknown method {method!r}; valid: {', '.join(METHOD_RULES)}")
-    return METHOD_RULES[method]
-
-
-def method_incumbents(
-    method: str, valid_loss: ArrayLike, selection_loss: ArrayLike, batch: ArrayLike
-) -> np.ndarray:
-    """The incumbents a method reports per evaluation (thesis §3.3).
-
-    CMA-ES methods report only at population ends (t = 6k and the run's last evaluation, [decide]),
-    also under best-of-run. ``gp-pm``'s rule needs the GP, so it is refused here.
-    """
-    rule = rule_for_method(method)
-    if rule == POSTERIOR_MEAN:
-        raise ValueError(
-            f"{method} selects by the GP posterior mean; use the optimizer's posterior_mean_argmin"
-        )
-    incumbent = RULES[rule](valid_loss, selection_loss, batch)
-    if method.split("-")[0] == "cma":
-        incumbent = np.where(population_ends(batch), incumbent, NO_ANSWER)
-    return incumbent
-
 
 class SelectionRule(ABC):
     """A final-selection rule: a choice (or None: no answer yet) per iteration of a run.
