@@ -165,3 +165,17 @@ def plan_spec() -> Callable[..., Any]:
         )
 
     return make
+
+
+# Test ids stay ASCII: a claim's text carries "−" or "≤", and a tool that passes test ids back to
+# pytest (mutmut's test selection) cannot name an id that pytest has escaped.
+ASCII_ID = str.maketrans({"−": "-", "≤": "<=", "≥": ">=", "≻": ">", "≺": "<", "×": "x", "–": "-"})
+
+
+def ascii_id(text: str) -> str:
+    """``text`` as an ASCII test id (other characters as ``?``)."""
+    return text.translate(ASCII_ID).encode("ascii", "replace").decode()
+
+
+def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:
+    return ascii_id(val) if isinstance(val, str) and not val.isascii() else None

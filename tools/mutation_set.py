@@ -100,7 +100,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no mutants were generated (mutmut's output: {log})", file=sys.stderr)
         return 1
     print(f"running {len(names)} sampled mutants", flush=True)
-    subprocess.run([*mutmut, *names], cwd=folder, env=env, stdout=subprocess.DEVNULL)
+    ran = subprocess.run([*mutmut, *names], cwd=folder, env=env, stdout=subprocess.DEVNULL)
+    if ran.returncode != 0:  # e.g. the set's tests fail before any mutant: no score to give
+        print(f"mutmut failed (exit {ran.returncode}): its error is above", file=sys.stderr)
+        return 1
     return subprocess.run([*score, "--survivors"], cwd=folder, env=env).returncode
 
 
