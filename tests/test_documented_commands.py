@@ -76,7 +76,7 @@ def in_a_scratch_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path
     (tmp_path / "my_data.csv").write_text(table + "\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(EXAMPLE))
-    monkeypatch.delenv("HPO_SEARCH_PATH", raising=False)
+    monkeypatch.setenv("HPO_SEARCH_PATH", "")  # restored after the test, whatever a command sets
     monkeypatch.setenv("HPO_RESULTS_ROOT", str(tmp_path / "results"))
     return tmp_path
 
