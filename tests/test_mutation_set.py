@@ -51,4 +51,4 @@ def test_an_unknown_set_is_one_line_naming_the_sets(capsys) -> None:
     with pytest.raises(SystemExit) as stopped:
         mutation_set.main(["older"])
     assert stopped.value.code == 2
-    assert "unknown set 'older'; valid: newer" in capsys.readouterr().err
+    assert "unknown set 'older'; valid: analysis, newer" in capsys.readouterr().err
