@@ -90,7 +90,7 @@ def method_hash(spec: RunSpec) -> str:
 def run_filename(spec: RunSpec) -> str:
     """The run's file name below a runs folder (:func:`analysis.layout.run_filename`)."""
     return layout.run_filename(
-        spec.task.identity()["dataset"],  # a data file by its content, under any path
+        spec.task.dataset_identity,  # a data file by its content, under any path
         spec.method.name,
         spec.task.protocol_name,
         spec.seed,

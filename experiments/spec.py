@@ -70,6 +70,11 @@ def known_as(
     return {"identity": meta}
 
 
+def identity_key(f: dataclasses.Field) -> str:
+    """The name part field ``f`` is known by: in the identity and as a setting (``of``)."""
+    return f.metadata.get("identity", {}).get("key", f.name)
+
+
 def plain(value: Any) -> Any:
     """A field's value as the identity holds it: dataclasses and mappings as dicts, tuples as
     lists (what JSON gives back, so a hash never depends on a container's type)."""
@@ -95,7 +100,7 @@ class Part:
             value = getattr(self, f.name)
             if meta.get("neutral") or ("omitted_at" in meta and value == meta["omitted_at"]):
                 continue
-            found.update(self.encode(meta.get("key", f.name), value))
+            found.update(self.encode(identity_key(f), value))
         return found
 
     def encode(self, key: str, value: Any) -> dict[str, Any]:
@@ -105,7 +110,7 @@ class Part:
     @classmethod
     def identity_keys(cls) -> set[str]:
         """The keys this part's fields may enter the identity under."""
-        return {f.metadata.get("identity", {}).get("key", f.name) for f in fields(cls)}  # type: ignore[arg-type]
+        return {identity_key(f) for f in fields(cls)}  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -130,6 +135,14 @@ class Task(Part):
         make_objective(self.objective)  # bad weights: one line, before any work
 
     @property
+    def dataset_identity(self) -> str:
+        """The dataset as the identity names it: a user's data file by its content (one file
+        under two paths is one dataset), any other by its name."""
+        if is_data_file(self.dataset):
+            return str(dataset_fingerprint(self.dataset))
+        return self.dataset
+
+    @property
     def space_name(self) -> str:
         return str(self.space["name"])
 
@@ -152,8 +165,8 @@ class Task(Part):
         return parsed(self.space).space
 
     def encode(self, key: str, value: Any) -> dict[str, Any]:
-        if key == "dataset" and is_data_file(value):  # one file under two paths: one dataset
-            return {key: dataset_fingerprint(value)}
+        if key == "dataset":
+            return {key: self.dataset_identity}
         if key == "protocol":
             protocol = plain(value)
             for name, neutral in PROTOCOL_FIELDS_ADDED_LATER.items():
@@ -339,8 +352,8 @@ class RunSpec:
 
     def outside_code(self) -> dict[str, Any]:
         """The classes of other packages the run names (its optimizer, its settings'
-        ``_target_`` classes, a learner by dotted path), each with its distribution, version and
-        source fingerprint (:mod:`experiments.outside_code`)."""
+        ``_target_`` classes, a learner or a selection rule by dotted path), each with its
+        distribution, version and source fingerprint (:mod:`experiments.outside_code`)."""
         classes = [*self.task.search_space.learners, *self.method.rules.values()]
         return outside_code(self.method.optimizer, self.method.settings, classes)
 
@@ -367,8 +380,4 @@ class RunSpec:
 
 def _settings_owners() -> dict[str, tuple[str, str]]:
     """{setting's name: (part, field)}: every part field by the name it is known as."""
-    return {
-        f.metadata.get("identity", {}).get("key", f.name): (name, f.name)
-        for name, part in PARTS.items()
-        for f in fields(part)
-    }
+    return {identity_key(f): (name, f.name) for name, part in PARTS.items() for f in fields(part)}

@@ -20,7 +20,7 @@ from experiments.config import check_method
 from experiments.results import config_hash
 from experiments.single import run_and_save
 from experiments.spaces import space_config
-from experiments.spec import PARTS, Execution, RunSpec
+from experiments.spec import PARTS, Execution, RunSpec, identity_key
 from hpo.evaluation.isolation import EvaluationLimits
 from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard
@@ -67,7 +67,7 @@ def settings_of(spec: RunSpec) -> Iterator[str]:
     """The name of every setting of ``spec``'s parts (as in conf/), and the seed and repetition."""
     for part in PARTS.values():
         for f in dataclasses.fields(part):
-            yield f.metadata.get("identity", {}).get("key", f.name)
+            yield identity_key(f)
     yield from RunSpec.KEYS
 
 
