@@ -101,7 +101,7 @@ class Registry(Generic[T]):
             return self._loaded[name]
         if name in self._entries:
             entry = self._entries[name]
-            obj = _import(entry) if isinstance(entry, str) and ":" in entry else entry
+            obj = import_attribute(entry) if isinstance(entry, str) and ":" in entry else entry
             self._loaded[name] = obj  # type: ignore[assignment]
             return obj  # type: ignore[return-value]
         found = self.fallback(name) if self.fallback is not None else None
@@ -110,14 +110,6 @@ class Registry(Generic[T]):
                 unknown_choice_message(self.kind, name, self.names(), self.list_command)
             )
         return found
-
-    def check(self, name: str) -> str:
-        """``name`` if it is registered (without importing it), else :class:`UnknownChoice`."""
-        if name not in self._entries:
-            raise UnknownChoice(
-                unknown_choice_message(self.kind, name, self.names(), self.list_command)
-            )
-        return name
 
     def names(self) -> tuple[str, ...]:
         """The registered names, in the order they were registered."""
@@ -148,8 +140,8 @@ class Registry(Generic[T]):
         return ((name, self.get(name)) for name in self.names())
 
 
-def _import(path: str) -> Any:
-    """The attribute ``module:attribute`` names."""
+def import_attribute(path: str) -> Any:
+    """The attribute ``module:attribute`` names (imported)."""
     module, _, attribute = path.partition(":")
     obj: Any = importlib.import_module(module)
     for part in attribute.split("."):

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
 from hpo.learners.guard import FitGuard
+from hpo.registry import import_attribute
 
 Value = float | int | str
 PREFIX_SEPARATOR = "__"
@@ -115,12 +116,7 @@ def learner_batch_trainer(learner: str) -> Callable[..., Any] | None:
     """The function that trains several of ``learner``'s estimators as one batched model
     (``register_learner(batch_trainer=…)``, imported on first use), else None."""
     path = _BATCH_TRAINERS.get(learner)
-    if path is None:
-        return None
-    import importlib
-
-    module, _, function = path.partition(":")
-    return getattr(importlib.import_module(module), function)
+    return None if path is None else import_attribute(path)
 
 
 def learner_names() -> tuple[str, ...]:
