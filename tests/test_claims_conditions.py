@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import ascii_id
 from scipy import stats as scipy_stats
 
 from analysis.chapter3 import claims as ch3
@@ -778,14 +779,6 @@ def _holding_names(name: str, claim_id: str) -> tuple[str, ...]:
     return tuple(n for n, _ in conditions)
 
 
-# ASCII test ids (as tests/conftest.py makes every other: "−" becomes "-")
-ASCII_ID = str.maketrans({"−": "-", "≤": "<=", "≥": ">=", "≻": ">", "≺": "<"})
-
-
-def _ascii(text: str) -> str:
-    return text.translate(ASCII_ID).encode("ascii", "replace").decode()
-
-
 @pytest.mark.parametrize("name", list(CATALOGUES))
 def test_every_multi_condition_claim_and_every_condition_has_a_case(name: str) -> None:
     catalogue = CATALOGUES[name]
@@ -821,9 +814,7 @@ def test_claim_is_reproduced_when_every_condition_holds(name: str, claim_id: str
 @pytest.mark.parametrize(
     ("name", "claim_id", "condition"),
     FAILING,
-    ids=[
-        f"{c}: {n}".translate(ASCII_ID).encode("ascii", "replace").decode() for _, c, n in FAILING
-    ],
+    ids=[ascii_id(f"{c}: {n}") for _, c, n in FAILING],
 )
 def test_each_condition_alone_makes_the_claim_not_reproduced(
     name: str, claim_id: str, condition: str

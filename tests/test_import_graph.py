@@ -154,16 +154,24 @@ def test_the_library_s_top_level_holds_only_the_shared_vocabulary() -> None:
         assert graph[module] == set(), module
 
 
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    """Write ``files`` (path below ``root``: text), making their folders."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
 def test_a_planted_circle_between_packages_is_found(tmp_path: Path) -> None:
-    for name, text in {
-        "pkg/__init__.py": "",
-        "pkg/low/__init__.py": "",
-        "pkg/low/a.py": "X = 1\n",
-        "pkg/high/__init__.py": "",
-        "pkg/high/b.py": "from pkg.low.a import X\n",
-    }.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/low/__init__.py": "",
+            "pkg/low/a.py": "X = 1\n",
+            "pkg/high/__init__.py": "",
+            "pkg/high/b.py": "from pkg.low.a import X\n",
+        },
+    )
     assert import_cycles(package_graph(import_graph(tmp_path, "pkg"))) == []
     (tmp_path / "pkg/low/c.py").write_text("from pkg.high.b import X\n")
     assert import_cycles(package_graph(import_graph(tmp_path, "pkg"))) == [["pkg.high", "pkg.low"]]
@@ -205,15 +213,16 @@ def test_every_layer_imports_only_the_layers_below_it() -> None:
 
 
 def test_a_planted_upward_import_is_found(tmp_path: Path) -> None:
-    for name, text in {
-        "hpo/__init__.py": "",
-        "hpo/a.py": "X = 1\n",
-        "analysis/__init__.py": "",
-        "analysis/b.py": "from hpo.a import X\n",
-        "experiments/__init__.py": "",
-    }.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    write_tree(
+        tmp_path,
+        {
+            "hpo/__init__.py": "",
+            "hpo/a.py": "X = 1\n",
+            "analysis/__init__.py": "",
+            "analysis/b.py": "from hpo.a import X\n",
+            "experiments/__init__.py": "",
+        },
+    )
     assert upward_imports(tmp_path, LAYERS) == []
     (tmp_path / "hpo/c.py").write_text("def f():\n    import experiments.sweep\n")
     assert upward_imports(tmp_path, LAYERS) == [("hpo.c", "experiments")]
