@@ -36,6 +36,9 @@ PROVENANCE = ["git_revision"]
 SORT = ["run_id", "row_type", "method", "iteration"]
 SACCT_WARNING = "sacct"  # submitit's warning when its status poll fails names the command
 ONE_AT_A_TIME = ["hydra.launcher.array_parallelism=1"]  # shard 1 pends while shard 0 runs
+# ci's runs take 30 ms: a shard of them may end between two polls. The held profile's take about
+# a second, so a shard of six is stopped (suspended, cancelled, signalled) between two runs.
+HELD, HELD_PROFILE = "cluster_ci", "held"
 LAUNCHER = ["hydra/launcher=slurm", "hydra.launcher.timeout_min=10", "hydra.launcher.mem_gb=2"]
 
 
@@ -107,8 +110,10 @@ def _shard_logs(sweep_dir: Path) -> dict[str, str]:
     return {f.name: "".join(p.read_text() for p in sorted(f.glob("*_log.*"))) for f in folders}
 
 
-def _shard_runs(experiment: str, root: Path, shard: int, n_shards: int) -> list[Path]:
-    return [run.path for run in plan(experiment, None, root)[shard::n_shards]]
+def _shard_runs(
+    experiment: str, root: Path, shard: int, n_shards: int, profile: str | None = None
+) -> list[Path]:
+    return [run.path for run in plan(experiment, profile, root)[shard::n_shards]]
 
 
 def _finished(paths: list[Path]) -> dict[Path, tuple]:
@@ -179,16 +184,27 @@ def _shard_job(
     return json.loads(path.read_text())["slurm_job"]
 
 
+def _local(
+    root: Path, env: dict[str, str], experiment: str, profile: str | None = None
+) -> pd.DataFrame:
+    """``experiment`` at ``profile`` run locally in one process: what every submission must give."""
+    chosen = ["--profile", profile] if profile else []
+    command = [sys.executable, "-m", "experiments.sweep", "run", experiment, *chosen, "--jobs", "1"]
+    result = _run(command, _env(env, root))
+    assert result.returncode == 0, result.stderr[-2000:]
+    return _consolidated(experiment, root, profile)
+
+
+@pytest.fixture(scope="module")
+def local_held(tmp_path_factory: pytest.TempPathFactory, slurm_env: dict[str, str]) -> pd.DataFrame:
+    """The held profile's sweep (runs of about a second, to be stopped between two) run locally."""
+    return _local(tmp_path_factory.mktemp("local-held"), slurm_env, HELD, HELD_PROFILE)
+
+
 @pytest.fixture(scope="module")
 def local_ci(tmp_path_factory: pytest.TempPathFactory, slurm_env: dict[str, str]) -> pd.DataFrame:
-    """Chapter 3's CI sweep run locally in one process: what every submission must give."""
-    root = tmp_path_factory.mktemp("local")
-    result = _run(
-        [sys.executable, "-m", "experiments.sweep", "run", "ci", "--jobs", "1"],
-        _env(slurm_env, root),
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    return _consolidated("ci", root)
+    """Chapter 3's CI sweep run locally in one process."""
+    return _local(tmp_path_factory.mktemp("local"), slurm_env, "ci")
 
 
 def test_a_job_array_of_three_shards_equals_the_sweep_in_one_process(
@@ -206,18 +222,18 @@ def test_a_job_array_of_three_shards_equals_the_sweep_in_one_process(
 
 
 def test_a_cancelled_task_resumes_without_rerunning_or_losing_runs_and_status_follows_the_queue(
-    tmp_path: Path, slurm_env: dict[str, str], local_ci: pd.DataFrame
+    tmp_path: Path, slurm_env: dict[str, str], local_held: pd.DataFrame
 ) -> None:
     env = _env(slurm_env, tmp_path)
-    command = _submit_command("ci", tmp_path, 2, *ONE_AT_A_TIME)
-    paths = _shard_runs("ci", tmp_path, 0, 2)
+    command = _submit_command(HELD, tmp_path, 2, f"profile={HELD_PROFILE}", *ONE_AT_A_TIME)
+    paths = _shard_runs(HELD, tmp_path, 0, 2, HELD_PROFILE)
     submission = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)  # fmt: skip
     with _cleaned_up(submission, env) as arrays:
-        job = _shard_job("ci", tmp_path, 0, 2)
+        job = _shard_job(HELD, tmp_path, 0, 2, HELD_PROFILE)
         arrays.append(job.split("_")[0])
         kept = _hold_mid_shard(paths, job, env)
-        live = _sweep("status", "ci", env, "--n-shards", "2")
+        live = _sweep("status", HELD, env, "--profile", HELD_PROFILE, "--n-shards", "2")
         assert "shard 0/2: running" in live and "shard 1/2: pending" in live, live
         subprocess.run(["scancel", job], env=env, check=True)
         _, stderr = submission.communicate(timeout=300)
@@ -229,34 +245,43 @@ def test_a_cancelled_task_resumes_without_rerunning_or_losing_runs_and_status_fo
     kept = ended_with
     assert submission.returncode != 0  # the launcher reports the cancelled task
     assert SACCT_WARNING not in stderr, stderr[-2000:]
-    after = _sweep("status", "ci", env, "--n-shards", "2")
+    after = _sweep("status", HELD, env, "--profile", HELD_PROFILE, "--n-shards", "2")
     assert "shard 0/2: failed" in after and f"SLURM job {job} ended CANCELLED" in after, after
-    assert "shard 1/2: finished, 9 of 9 runs done" in after, after
+    assert "shard 1/2: finished, 6 of 6 runs done" in after, after
 
     again = _run(command, env)  # the same command
     assert again.returncode == 0, again.stderr[-3000:]
     logs = _shard_logs(tmp_path / "hydra")
     resubmitted = max({int(name.split("_")[0]) for name in logs})
-    ended = "ci/default shard {}/2: {{'done': {}, 'failed': 0, 'skipped': {}}}"
+    ended = (
+        f"{HELD}/{HELD_PROFILE} shard {{}}/2: {{{{'done': {{}}, 'failed': 0, 'skipped': {{}}}}}}"
+    )
     assert ended.format(0, len(paths) - len(kept), len(kept)) in logs[f"{resubmitted}_0"]
     assert ended.format(1, 0, len(paths)) in logs[f"{resubmitted}_1"]  # nothing run twice
     assert {p: s for p, s in _finished(paths).items() if p in kept} == kept  # not re-run
-    done = _sweep("status", "ci", env, "--n-shards", "2")
+    done = _sweep("status", HELD, env, "--profile", HELD_PROFILE, "--n-shards", "2")
     assert "2 shards: 0 pending, 0 running, 2 finished, 0 failed" in done, done
-    pd.testing.assert_frame_equal(_consolidated("ci", tmp_path), local_ci)
+    pd.testing.assert_frame_equal(_consolidated(HELD, tmp_path, HELD_PROFILE), local_held)
 
 
 def test_a_preempted_task_checkpoints_requeues_and_finishes_with_the_same_results(
-    tmp_path: Path, slurm_env: dict[str, str], local_ci: pd.DataFrame
+    tmp_path: Path, slurm_env: dict[str, str], local_held: pd.DataFrame
 ) -> None:
     env = _env(slurm_env, tmp_path)
-    paths = _shard_runs("ci", tmp_path, 0, 2)
+    paths = _shard_runs(HELD, tmp_path, 0, 2, HELD_PROFILE)
     # a signal within 80 % of the time limit is a preemption to submitit (later: a timeout)
-    command = _submit_command("ci", tmp_path, 2, *ONE_AT_A_TIME, "hydra.launcher.timeout_min=60")
+    command = _submit_command(
+        HELD,
+        tmp_path,
+        2,
+        f"profile={HELD_PROFILE}",
+        *ONE_AT_A_TIME,
+        "hydra.launcher.timeout_min=60",
+    )
     submission = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)  # fmt: skip
     with _cleaned_up(submission, env) as arrays:
-        job = _shard_job("ci", tmp_path, 0, 2)
+        job = _shard_job(HELD, tmp_path, 0, 2, HELD_PROFILE)
         arrays.append(job.split("_")[0])
         _wait_for(lambda: len(_finished(paths)) >= 2, "two runs of the shard")
         kept = _finished(paths)
@@ -271,11 +296,11 @@ def test_a_preempted_task_checkpoints_requeues_and_finishes_with_the_same_result
     assert "DUE TO JOB REQUEUE" in log, log  # submitit's checkpoint requeued the job
     assert log.count("Starting with JobEnvironment") == 2, log  # requeued once, started again
     (ended,) = re.findall(
-        r"ci/default shard 0/2: \{'done': (\d+), 'failed': 0, 'skipped': (\d+)", log
+        rf"{HELD}/{HELD_PROFILE} shard 0/2: \{{'done': (\d+), 'failed': 0, 'skipped': (\d+)", log
     )
     assert int(ended[1]) >= len(kept) and sum(map(int, ended)) == len(paths), log
     assert {p: s for p, s in _finished(paths).items() if p in kept} == kept  # not re-run
-    pd.testing.assert_frame_equal(_consolidated("ci", tmp_path), local_ci)
+    pd.testing.assert_frame_equal(_consolidated(HELD, tmp_path, HELD_PROFILE), local_held)
 
 
 @pytest.mark.needs_data("uci121")
