@@ -264,6 +264,13 @@ def write_file_atomically(path: Path, write: Callable[[str], None], overwrite: b
             os.unlink(temporary)
 
 
+def write_json_atomically(path: Path, record: Mapping[str, Any]) -> None:
+    """Write ``record`` as JSON to ``path`` atomically, replacing what was there
+    (:func:`write_file_atomically`): a reader sees the old record or the new one, never a part."""
+    text = json.dumps(record, indent=1, default=str)
+    write_file_atomically(path, lambda file: Path(file).write_text(text), overwrite=True)
+
+
 def _write_parquet(arrow: pa.Table, path: Path, overwrite: bool, **options: Any) -> None:
     """Write ``arrow`` to ``path`` atomically (:func:`write_file_atomically`)."""
     write_file_atomically(path, lambda file: pq.write_table(arrow, file, **options), overwrite)

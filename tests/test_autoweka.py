@@ -328,7 +328,8 @@ def test_the_ci_profile_runs_through_the_sweep_resumes_and_the_report_engine_wri
     import json as json_
 
     from analysis.report import write_report
-    from experiments.sweep import _main, plan
+    from experiments.sweep import plan
+    from experiments.sweep.cli import main as _main
 
     root = ["--results-root", str(tmp_path), "--jobs", "1"]
     waiting = plan("autoweka", "ci", tmp_path)

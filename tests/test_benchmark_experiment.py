@@ -12,8 +12,8 @@ import yaml
 
 from analysis.report import write_report
 from experiments.config import UsageError
-from experiments.sweep import _main as sweep_main
 from experiments.sweep import add_candidates, load_experiment, plan, read_candidates, run_all
+from experiments.sweep.cli import main as sweep_main
 
 TINY = {
     "name": "benchmark",

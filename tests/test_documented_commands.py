@@ -137,12 +137,12 @@ def _glob(pattern: str, name: str) -> bool:
 
 def check_sweep(words: list[str]) -> None:
     """``python -m experiments.sweep``: ``run``/``consolidate`` planned, the rest run."""
-    from experiments import sweep
+    from experiments.sweep.cli import main
 
     command = ["plan" if words[0] in ("run", "consolidate") else words[0], *words[1:]]
     if "--results-root" not in command:
         command += ["--results-root", "results"]
-    code = sweep._main(command)
+    code = main(command)
     if code != 0:
         _needs_data(AssertionError(f"exit {code}: {command}"))
 

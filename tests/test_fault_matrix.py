@@ -40,7 +40,7 @@ from experiments import single
 from experiments.config import SEARCH_PATH_ENV
 from experiments.results import spec_from_file, without_timing
 from experiments.sweep import PlannedRun, execute, plan, run_sweep, status
-from experiments.sweep import _main as sweep_main
+from experiments.sweep.cli import main as sweep_main
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -15,8 +15,8 @@ import pytest
 
 from analysis import layout
 from experiments.results import without_timing
-from experiments.sweep import _main as sweep_main
 from experiments.sweep import consolidate, execute, plan, run_sweep, status
+from experiments.sweep.cli import main as sweep_main
 
 REPO = Path(__file__).resolve().parents[1]
 SORT = ["run_id", "row_type", "method", "iteration"]

@@ -12,7 +12,8 @@ from analysis import layout
 from experiments.compose import compose_run
 from experiments.results import write_atomic
 from experiments.spec import RunSpec
-from experiments.sweep import PlannedRun, _dependent
+from experiments.sweep import PlannedRun
+from experiments.sweep.planning import _dependent
 
 SPEC = compose_run(["optimizer=rs", "dataset=sklearn-iris", "budget=3"])
 DERIVED_FROM: list[list[PlannedRun]] = []
