@@ -12,16 +12,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.cluster import (
+from experiments.cluster.costs import (
     BASE_MEMORY_GB,
     SELECTION_STAGE_ALLOWANCE,
     Estimate,
-    UsageError,
-    array_warning,
     estimate,
     memory_gb,
     run_seconds,
 )
+from experiments.cluster.report import array_warning
+from experiments.config import UsageError
 
 REPO = Path(__file__).resolve().parents[1]
 KEYS = ["family", "protocol", "bin"]

@@ -17,25 +17,21 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.cluster import (
-    COSTS_FILE,
+from experiments.cluster.costs import COSTS_FILE, load_costs, run_seconds, runs_table, size_bin
+from experiments.cluster.networks import (
     EPOCH_COSTS_FILE,
     GPU_BATCHED_COSTS_FILE,
     GPU_EPOCH_COSTS_FILE,
-    UsageError,
     batched_epoch_seconds,
     batched_seconds,
     expected_incumbents,
     load_batched_costs,
-    load_costs,
     plan_epochs,
     plan_full_fits,
     plan_rungs,
-    print_cost,
-    run_seconds,
-    runs_table,
-    size_bin,
 )
+from experiments.cluster.report import print_cost
+from experiments.config import UsageError
 from experiments.sweep import plan
 from hpo.optimizers.hyperband import Fidelity
 
