@@ -40,7 +40,7 @@ import yaml
 
 from analysis.autoweka.report import seed_method
 from experiments.instance_loop import CashRun, run_cash
-from experiments.runner import RunResult
+from experiments.run_tables import RunResult
 from experiments.spaces import SPACE_DIR, cash_space
 from experiments.spec import RunSpec
 from hpo import seeding

@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analysis import layout
-from experiments.runner import RunResult
+from experiments.run_tables import RunResult
 from experiments.spec import RunSpec
 from hpo.optimizers import optimizer_versions
 

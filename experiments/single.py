@@ -25,7 +25,8 @@ from experiments.results import (
     stored_revision,
     write_run,
 )
-from experiments.runner import RunResult, run
+from experiments.run_tables import RunResult
+from experiments.runner import run
 from experiments.spaces import plain_space
 from experiments.spec import RunSpec
 from hpo.data.catalog import Dataset, dataset_task

@@ -21,7 +21,7 @@ import pytest
 from experiments.compose import compose_run
 from experiments.config import UsageError, check_method
 from experiments.results import read_predictions
-from experiments.runner import PREDICTION_KINDS
+from experiments.run_tables import PREDICTION_KINDS
 from experiments.single import run_and_save
 from experiments.sweep import plan
 from hpo.data.catalog import load_dataset

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from experiments.results import read_predictions
-from experiments.runner import PREDICTION_KINDS
+from experiments.run_tables import PREDICTION_KINDS
 from experiments.single import run_and_save
 from experiments.spec import RunSpec
 from hpo.data.catalog import load_dataset

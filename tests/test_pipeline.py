@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from experiments.results import read_predictions
-from experiments.runner import PREDICTION_KINDS, run
+from experiments.run_tables import PREDICTION_KINDS
+from experiments.runner import run
 from experiments.single import run_and_save
 from experiments.spaces import space_config
 from experiments.spec import RunSpec
