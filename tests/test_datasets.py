@@ -10,13 +10,16 @@ import numpy as np
 import pytest
 
 import hpo.data.catalog as data_catalog
+from hpo.data import download as data_download
 from hpo.data.catalog import DatasetError, catalog, load_dataset, resolve_name
+from hpo.data.openml_sets import load_openml
+from hpo.data.sklearn_sets import SKLEARN_DATASETS
 
 
 def test_catalog_lists_121_uci_datasets_and_the_thesis_118() -> None:
     assert len(data_catalog.dataset_names("uci121")) == 121
     assert len(data_catalog.dataset_names("uci121", thesis_118=True)) == 118
-    assert set(data_catalog.dataset_names("sklearn")) == set(data_catalog.SKLEARN_DATASETS)
+    assert set(data_catalog.dataset_names("sklearn")) == set(SKLEARN_DATASETS)
     assert not {"balloons", "lenses", "trains"} & set(data_catalog.dataset_names(thesis_118=True))
 
 
@@ -81,7 +84,7 @@ def test_verify_flags_mismatches_and_missing_files(uci_dir: Path, tmp_path: Path
     (tmp_path / "iris" / "iris_R.dat").chmod(0o644)
     with (tmp_path / "iris" / "iris_R.dat").open("a") as handle:
         handle.write("\n")
-    status = {(c.dataset, c.file): c.status for c in data_catalog.verify(tmp_path)}
+    status = {(c.dataset, c.file): c.status for c in data_download.verify(tmp_path)}
     assert status[("iris", "iris_R.dat")] == "mismatch"
     assert status[("adult", "adult_train_R.dat")] == "ok"
     assert status[("abalone", "abalone_R.dat")] == "missing"
@@ -98,7 +101,7 @@ def _archive(source: Path, names: list[str], dest: Path) -> str:
 
 def test_download_unpacks_and_verifies(uci_dir: Path, tmp_path: Path) -> None:
     url = _archive(uci_dir, ["abalone", "iris"], tmp_path)
-    target = data_catalog.download(tmp_path / "uci", url=url)
+    target = data_download.download(tmp_path / "uci", url=url)
     assert load_dataset("iris", target).X.shape == (150, 4)
 
 
@@ -110,12 +113,12 @@ def test_download_rejects_a_corrupted_archive(uci_dir: Path, tmp_path: Path) -> 
     (staging / "iris" / "iris_R.dat").write_bytes(b"corrupted")
     url = _archive(staging, ["abalone", "iris"], tmp_path)
     with pytest.raises(DatasetError, match="fail their checksum: iris/iris_R.dat"):
-        data_catalog.download(tmp_path / "uci", url=url)
+        data_download.download(tmp_path / "uci", url=url)
 
 
 def test_download_reports_being_offline(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match="could not download"):
-        data_catalog.download(tmp_path / "uci", url=(tmp_path / "nowhere.tar.gz").as_uri())
+        data_download.download(tmp_path / "uci", url=(tmp_path / "nowhere.tar.gz").as_uri())
     assert not (tmp_path / "uci").exists()
 
 
@@ -124,7 +127,7 @@ def test_openml_offline_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> Non
 
     monkeypatch.setattr(openml.config, "server", "http://127.0.0.1:9/api/v1/xml")
     with pytest.raises(DatasetError, match="unreachable.*network"):
-        data_catalog.load_openml(46, timeout_s=2)
+        load_openml(46, timeout_s=2)
 
 
 def test_rebuilt_file_mismatch_is_a_warning(uci_dir: Path, tmp_path: Path) -> None:
@@ -133,4 +136,4 @@ def test_rebuilt_file_mismatch_is_a_warning(uci_dir: Path, tmp_path: Path) -> No
     path.chmod(0o644)
     path.write_bytes(path.read_bytes() + b"\n")
     with pytest.warns(UserWarning, match="rebuilt from other public sources"):
-        data_catalog._report_verification(tmp_path)
+        data_download.report_verification(tmp_path)

@@ -17,7 +17,8 @@ from experiments.compose import compose_run
 from experiments.config import UsageError, check_method
 from experiments.runner import run
 from experiments.spaces import load_space, spaces_for_task
-from hpo.data.catalog import binarize, dataset_task, load_dataset
+from hpo.data.binary import binarize
+from hpo.data.catalog import dataset_task, load_dataset
 from hpo.ensembles.agnostic_bayes import ensemble_predict, pool_losses
 from hpo.evaluation.protocol import RepetitionSplits
 from hpo.learners import FitGuard, fit_and_predict, learner_task

@@ -22,14 +22,9 @@ from analysis import layout
 from experiments.compose import compose_run
 from experiments.results import config_hash, run_filename
 from experiments.runner import run
-from hpo.data import catalog, files
-from hpo.data.catalog import (
-    Source,
-    dataset_fingerprint,
-    dataset_task,
-    load_dataset,
-    register_source,
-)
+from hpo.data import files, openml_sets, sources
+from hpo.data.catalog import dataset_fingerprint, dataset_task, load_dataset
+from hpo.data.sources import Source, register_source
 from hpo.data.types import Dataset, DatasetError, zscore
 
 REPO = Path(__file__).resolve().parents[1]
@@ -199,7 +194,7 @@ def _fake_openml(monkeypatch: pytest.MonkeyPatch, frame: pd.DataFrame, target: s
 
     fake = SimpleNamespace(default_target_attribute=target, get_data=get_data)
     monkeypatch.setattr(openml.datasets, "get_dataset", lambda *a, **k: fake)
-    monkeypatch.setattr(catalog, "_check_reachable", lambda url, timeout_s: None)
+    monkeypatch.setattr(openml_sets, "_check_reachable", lambda url, timeout_s: None)
 
 
 def test_openml_decides_regression_from_a_numeric_target(
@@ -214,7 +209,7 @@ def test_openml_decides_regression_from_a_numeric_target(
     assert data.task == "regression" and data.X.shape == (60, 6)  # cut one-hot encoded
     assert abs(data.y.mean()) < 1e-12  # z-scored, as every OpenML regression target
     assert dataset_task(name) == "regression"  # the cached file answers now
-    monkeypatch.setattr(catalog, "_fetch_openml", lambda *a: pytest.fail("fetched again"))
+    monkeypatch.setattr(openml_sets, "_fetch_openml", lambda *a: pytest.fail("fetched again"))
     np.testing.assert_array_equal(load_dataset(name).y, data.y)
 
 
@@ -249,7 +244,7 @@ def test_a_user_registers_a_source(monkeypatch: pytest.MonkeyPatch) -> None:
         X = np.arange(2.0 * size).reshape(size, 2)
         return Dataset(name, X, (X[:, 0] > size).astype(np.int64))
 
-    monkeypatch.setitem(catalog.SOURCES, "toy", None)  # removed again after the test
+    monkeypatch.setitem(sources.SOURCES, "toy", None)  # removed again after the test
     register_source("toy", Source(load, lambda name: "classification", lambda name: None))
     data = load_dataset("toy:40")
     assert data.name == "toy:40" and data.X.shape == (40, 2)

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from hpo.data.catalog import (
+from hpo.data.catalog import catalog, dataset_list, plan_datasets
+from hpo.data.study_lists import (
     SEED003_BIOLOGICAL,
     SEED003_DATASETS,
     SEED003_STANDARD,
-    catalog,
-    dataset_list,
-    plan_datasets,
     seed003_notes,
 )
 

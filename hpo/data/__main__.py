@@ -1,8 +1,8 @@
 """``python -m hpo.data``: download, verify, list or build the dataset catalog
-(``catalog._main``)."""
+(:func:`hpo.data.cli.main`)."""
 
 import sys
 
-from hpo.data.catalog import _main
+from hpo.data.cli import main
 
-sys.exit(_main())
+sys.exit(main())

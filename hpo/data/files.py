@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from hpo.data.sources import Source, register_source
 from hpo.data.types import Dataset, DatasetError, zscore
 from hpo.tasks import CLASSIFICATION, REGRESSION, TASKS
 
@@ -371,3 +372,6 @@ def load(name: str) -> Dataset:
     values = y.to_numpy() if numeric else y.astype(str).to_numpy()
     _, labels = np.unique(values, return_inverse=True)
     return Dataset(name, X, labels.astype(np.int64), streams=streams)
+
+
+register_source("file", Source(lambda name, _: load(name), task, check))

