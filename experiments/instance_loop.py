@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import spearmanr
 
-from hpo.evaluation.evaluator import Clock
+from hpo.evaluation.clock import Clock
 from hpo.evaluation.instances import InstanceObjective, config_id
 from hpo.optimizers.instances import CashOptimizer
 

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from experiments.spec import RunSpec
-from hpo.evaluation.evaluator import ChoiceScorer, Evaluator, Validation
+from hpo.evaluation.choices import ChoiceScorer
+from hpo.evaluation.evaluator import Evaluator, Validation
 from hpo.optimizers import (
     Optimizer,
 )

@@ -32,7 +32,9 @@ from experiments.spec import RunSpec
 from experiments.stages import FinishedLoop, run_stages
 from hpo import seeding
 from hpo.data.catalog import Dataset, load_dataset
-from hpo.evaluation.evaluator import ChoiceScorer, Clock, Evaluator, Validation
+from hpo.evaluation.choices import ChoiceScorer
+from hpo.evaluation.clock import Clock
+from hpo.evaluation.evaluator import Evaluator, Validation
 from hpo.evaluation.objective import make_objective
 from hpo.learners import (
     check_learner_settings,

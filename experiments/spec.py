@@ -35,7 +35,7 @@ from experiments.spaces import is_cash, parsed, space_config
 from experiments.stages import check_stages
 from hpo.data.catalog import dataset_fingerprint, is_data_file, unknown_choice_message
 from hpo.ensembles import TIE_RULES
-from hpo.evaluation.evaluator import TIME_BUDGET_KINDS
+from hpo.evaluation.clock import TIME_BUDGET_KINDS
 from hpo.evaluation.isolation import EvaluationLimits
 from hpo.evaluation.objective import ZERO_ONE, make_objective
 from hpo.evaluation.protocol import ProtocolSettings

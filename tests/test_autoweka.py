@@ -111,7 +111,7 @@ def test_a_cpu_time_budget_counts_cpu_seconds_not_waiting():
     (and its fit children's), not the time it waits; ``wall`` counts both."""
     import time
 
-    from hpo.evaluation.evaluator import Clock
+    from hpo.evaluation.clock import Clock
 
     cpu, wall = Clock("cpu"), Clock("wall")
     time.sleep(0.3)

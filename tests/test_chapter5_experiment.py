@@ -16,13 +16,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import hpo.evaluation.evaluator
+import hpo.evaluation.fitting
 from experiments.compose import compose_run
 from experiments.config import UsageError, check_method
 from experiments.results import config_hash
 from experiments.sweep import dataset_notes, plan, record_dataset_notes
-from hpo.data.catalog import OPENML_SUBSTITUTES, Dataset, load_openml, plan_datasets
-from hpo.evaluation.evaluator import Evaluator, standardize_features
+from hpo.data.catalog import Dataset, plan_datasets
+from hpo.data.openml_sets import load_openml
+from hpo.data.study_lists import OPENML_SUBSTITUTES
+from hpo.evaluation.evaluator import Evaluator
+from hpo.evaluation.fitting import standardize_features
 from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard
 
@@ -59,8 +62,8 @@ def test_every_fit_of_a_standardised_protocol_sees_its_own_training_statistics(
         calls.append((X_train, [X for X, _ in evaluations]))
         return real(learner, config, guard, X_train, y_train, evaluations, seed, train_gram, **kw)
 
-    real = hpo.evaluation.evaluator.fit_and_predict
-    monkeypatch.setattr(hpo.evaluation.evaluator, "fit_and_predict", capture)
+    real = hpo.evaluation.fitting.fit_and_predict
+    monkeypatch.setattr(hpo.evaluation.fitting, "fit_and_predict", capture)
     data = _dataset()
     evaluator = Evaluator(data, CHAPTER5, lambda c: "knn", FitGuard(), seed=0, repetition=0)
     config = {"n_neighbors": 3}
@@ -81,13 +84,13 @@ def test_every_fit_of_a_standardised_protocol_sees_its_own_training_statistics(
 
 def test_without_standardize_fits_see_the_raw_features(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = []
-    real = hpo.evaluation.evaluator.fit_and_predict
+    real = hpo.evaluation.fitting.fit_and_predict
 
     def capture(learner, config, guard, X_train, *rest, **kw):
         seen.append(X_train)
         return real(learner, config, guard, X_train, *rest, **kw)
 
-    monkeypatch.setattr(hpo.evaluation.evaluator, "fit_and_predict", capture)
+    monkeypatch.setattr(hpo.evaluation.fitting, "fit_and_predict", capture)
     data = _dataset()
     protocol = ProtocolSettings(validation="cv", train_cap=None)
     evaluator = Evaluator(data, protocol, lambda c: "knn", FitGuard(), seed=0, repetition=0)

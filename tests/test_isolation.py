@@ -266,7 +266,7 @@ def test_a_regression_breach_scores_rmse_1e10(sleeper_learner):
 
 def test_without_limits_nothing_runs_in_a_child(sleeper_learner):
     evaluator = _evaluator(None, n_folds=3)
-    assert evaluator._worker is None
+    assert evaluator.fitter.worker is None
     assert evaluator.validate({"seconds": 0.0}, batch=0).n_fits == 3
 
 

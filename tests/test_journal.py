@@ -187,6 +187,6 @@ def test_a_remembered_validation_is_what_validate_answers_without_fitting(
     assert first.n_fits > 0
     evaluator = _set_up(spec, wine).evaluator
     evaluator.remember(config, 0, first)
-    monkeypatch.setattr(evaluator, "_fit", lambda *a, **k: pytest.fail("fitted again"))
+    monkeypatch.setattr(evaluator.fitter, "fit", lambda *a, **k: pytest.fail("fitted again"))
     again = evaluator.validate(config, 0)
     assert again == replace(first, n_fits=0, fit_seconds=0.0)

@@ -17,7 +17,8 @@ from experiments.spaces import space_config
 from experiments.spec import RunSpec
 from hpo.data.catalog import load_dataset
 from hpo.ensembles import majority_vote
-from hpo.evaluation.evaluator import ChoiceScorer, Evaluator
+from hpo.evaluation.choices import ChoiceScorer
+from hpo.evaluation.evaluator import Evaluator
 from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard
 from hpo.records import Choice, Member

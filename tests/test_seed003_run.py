@@ -190,7 +190,7 @@ def test_the_defaults_baseline_is_each_bare_estimator_scored_by_the_index(iris) 
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.naive_bayes import GaussianNB
 
-    from hpo.evaluation.evaluator import standardize_features
+    from hpo.evaluation.fitting import standardize_features
     from hpo.significance.stage import SelectionSettings, holdout_folds, score_defaults
     from hpo.space.search_space import space_from_config
 

@@ -34,18 +34,19 @@ changes. :meth:`Evaluator.pretrain` trains several networks' folds at once
 (:mod:`hpo.learners.batched_network`) into those checkpoints before they are validated one by
 one (to a resource, or to a full evaluation's end, which that validation then resumes); each
 validation then credits the epochs and seconds its network was trained there.
+
+The module owns validation and its caches; one fit is :mod:`hpo.evaluation.fitting`'s
+(:class:`~hpo.evaluation.fitting.Fitter`), checkpoints and pretraining are
+:mod:`hpo.evaluation.pretraining`'s, a choice's test error :mod:`hpo.evaluation.choices`' and a
+time budget's clock :mod:`hpo.evaluation.clock`'s.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
-import json
 import math
-import tempfile
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,26 +54,18 @@ import numpy as np
 
 from hpo import seeding
 from hpo.data.catalog import Dataset
-from hpo.ensembles import majority_vote
-from hpo.ensembles.agnostic_bayes import ensemble_predict
-from hpo.evaluation.isolation import EvaluationLimits, IsolatedWorker
-from hpo.evaluation.objective import Objective, ScoredSet, ZeroOneLoss
-from hpo.evaluation.protocol import Fold, ProtocolSettings, RepetitionSplits
-from hpo.learners import (
-    FitGuard,
-    FitOutcome,
-    SquaredDistanceCache,
-    failed_predictions,
-    fit_and_predict,
-    learner_batch_trainer,
-    learner_gram_parameter,
-    learner_parameters,
-    make_estimator,
+from hpo.evaluation.fitting import (
+    Fitter,
+    LearnerOf,
+    config_key,
 )
-from hpo.records import Choice, FoldPredictions, Member
-from hpo.tasks import REGRESSION, mean_loss, task_of_targets
-
-LearnerOf = Callable[[Mapping[str, object]], str]
+from hpo.evaluation.isolation import EvaluationLimits
+from hpo.evaluation.objective import Objective, ScoredSet, ZeroOneLoss
+from hpo.evaluation.pretraining import Checkpoints
+from hpo.evaluation.protocol import Fold, ProtocolSettings, RepetitionSplits
+from hpo.learners import FitGuard, FitOutcome, learner_batch_trainer
+from hpo.records import FoldPredictions
+from hpo.tasks import REGRESSION, task_of_targets
 
 
 @dataclass(frozen=True)
@@ -123,38 +116,6 @@ class TestResult:
     probabilities: np.ndarray | None = None  # (n_test, n_classes), when the run keeps them
 
 
-BREACH_LOSS = {"classification": 1.0, "regression": 1e20}  # error 100 %; RMSE 1e10 squared
-
-
-def breach_loss(y: np.ndarray) -> float:
-    """The loss of a fold past a resource limit [seed 004 §3, §4.1]: a zero-one error of 1.0
-    (100 %) for classification, a squared error of 1e20 (an RMSE of 1e10) for regression."""
-    return BREACH_LOSS[task_of_targets(y)]
-
-
-def failure_if_not_finite(loss: float, y: np.ndarray) -> float:
-    """``loss``, or :func:`breach_loss` when it is not finite (a regression learner whose
-    predictions hold NaN or infinity cannot predict: seed 004 §4.1 scores it RMSE 1e10)."""
-    return float(loss) if math.isfinite(loss) else breach_loss(y)
-
-
-def config_key(config: Mapping[str, object]) -> tuple:
-    """A hashable, order-independent key of a configuration."""
-    return tuple(sorted(config.items()))
-
-
-def standardize_features(
-    X_train: np.ndarray, X_others: list[np.ndarray]
-) -> tuple[np.ndarray, list[np.ndarray]]:
-    """``X_train`` and ``X_others`` z-scored with ``X_train``'s column means and standard
-    deviations (thesis §5.5; a constant column is only centred), so no statistic of a validation
-    or test row enters its own transformation."""
-    mean = X_train.mean(axis=0)
-    std = X_train.std(axis=0)
-    scale = np.where(std > 0, std, 1.0)
-    return (X_train - mean) / scale, [(X - mean) / scale for X in X_others]
-
-
 class Evaluator:
     """Scores configurations on the folds of a batch and tests chosen ones (both cached).
 
@@ -199,7 +160,6 @@ class Evaluator:
         self.guard = guard
         self.keep_predictions = keep_predictions
         self.limits = limits
-        self._worker = IsolatedWorker(limits) if limits is not None else None
         self._max_failed_folds = math.inf if limits is None else limits.max_failed_folds
         self.objective = objective if objective is not None else ZeroOneLoss()
         self.keep_probabilities = keep_probabilities
@@ -213,88 +173,28 @@ class Evaluator:
         self._classes = None if self.n_classes is None else np.arange(self.n_classes)
         self._seed_key = (seed, data.stream_name, repetition)
         self.learner_settings = dict(learner_settings or {})  # a space's fixed settings
-        self._checkpoint_dir = None if checkpoint_dir is None else Path(checkpoint_dir)
-        self._temporary_checkpoints: tempfile.TemporaryDirectory | None = None
-        self._valid_cache: dict[tuple, Validation] = {}
-        self._pretrained: dict[tuple, tuple[int, float]] = {}  # (epochs, seconds) per fold fit
-        self._test_cache: dict[tuple, TestResult] = {}
-        self._distances = (
-            SquaredDistanceCache(self.X, guard.distance_cache_mb)
-            if guard.distance_cache_mb > 0 and not protocol.standardize
-            else None  # standardised features differ per fit: no shared distances
+        self.fitter = Fitter(
+            self.X,
+            self.y,
+            learner_of,
+            self._seed_key,
+            protocol.standardize,
+            self.learner_settings,
+            guard.distance_cache_mb,
+            limits,
+            self.n_classes,
         )
+        self.checkpoints = Checkpoints(checkpoint_dir)
+        self._valid_cache: dict[tuple, Validation] = {}
+        self._test_cache: dict[tuple, TestResult] = {}
 
     def learner_seed(self, config: Mapping[str, object]) -> int:
-        """The seed of a stochastic learner at ``config``: its validation fits and its final
-        retraining share it, so the cached results are those of one model."""
-        seed, dataset, repetition = self._seed_key
-        text = json.dumps(config_key(config), default=str)
-        return seeding.int_seed(seeding.seed_sequence(seed, dataset, repetition, "learner", text))
-
-    def _fit(
-        self,
-        config: Mapping[str, object],
-        train: np.ndarray,
-        evals: list[np.ndarray],
-        train_key: tuple,
-        guard: FitGuard,
-        early_stopping: bool = False,
-        epochs: float | None = None,
-        checkpoint: Path | None = None,
-    ) -> FitOutcome:
-        """Fit on rows ``train`` (identified by ``train_key`` for the distance cache), predict
-        each of ``evals``; the fit's seconds include computing a precomputed RBF kernel. With
-        ``early_stopping`` a learner that supports it stops on ``evals[0]`` (the validation
-        rows); ``epochs`` and ``checkpoint`` go to a resumable learner."""
-        learner = self.learner_of(config)
-        started = time.perf_counter()
-        gram = None
-        width = learner_gram_parameter(learner)  # a learner that fits a precomputed kernel
-        if self._distances is not None and width is not None:
-            gamma = float(learner_parameters(learner, config)[width])  # prefixed names too
-            gram = self._distances.gram(train_key, train, gamma)
-        gram_seconds = time.perf_counter() - started
-        X_train, X_evals = self.X[train], [self.X[rows] for rows in evals]
-        if self.standardize:
-            X_train, X_evals = standardize_features(X_train, X_evals)
-        arguments = (
-            learner,
-            {**self.learner_settings, **config},
-            guard,
-            X_train,
-            self.y[train],
-            [(X, self.y[rows]) for X, rows in zip(X_evals, evals, strict=True)],
-            self.learner_seed(config),
-            gram,
-        )
-        keywords = {  # a resumable learner's settings (seed 002); probabilities (seed 003)
-            "validation": (X_evals[0], self.y[evals[0]]) if early_stopping else None,
-            "epochs": epochs,
-            "checkpoint": None if checkpoint is None else str(checkpoint),
-            **({} if self.n_classes is None else {"n_classes": self.n_classes}),
-        }
-        if self._worker is None:
-            outcome = fit_and_predict(*arguments, **keywords)
-        else:
-            outcome = self._fit_isolated(arguments, keywords, evals)
-        return dataclasses.replace(outcome, fit_seconds=outcome.fit_seconds + gram_seconds)
-
-    def _fit_isolated(
-        self, arguments: tuple, keywords: Mapping[str, object], evals: list[np.ndarray]
-    ) -> FitOutcome:
-        """:func:`fit_and_predict` in the child process; a breach is a failed outcome with the
-        seed's loss on every evaluation set."""
-        assert self._worker is not None
-        isolated = self._worker.run(functools.partial(fit_and_predict, **keywords), *arguments)
-        if isolated.failure is None:
-            return isolated.value
-        y_train = arguments[4]
-        return self._failed(y_train, evals, isolated.seconds, isolated.failure, breached=True)
+        """The seed of a stochastic learner at ``config`` (:meth:`Fitter.learner_seed`)."""
+        return self.fitter.learner_seed(config)
 
     def close(self) -> None:
         """Stop the child process of the limits, if any."""
-        if self._worker is not None:
-            self._worker.close()
+        self.fitter.close()
 
     def fit_rows(
         self, config: Mapping[str, object], train: np.ndarray, evals: list[np.ndarray]
@@ -303,27 +203,22 @@ class Evaluator:
         guard and limits, uncached: the per-instance evaluations of seed 004's optimizers
         (:mod:`hpo.cash`), whose instances are folds, nested subsamples or random splits."""
         key = ("rows", hashlib.sha1(train.tobytes()).hexdigest())  # the distance-cache key
-        return self._fit(config, train, evals, key, self.guard)
+        return self.fitter.fit(config, train, evals, key, self.guard)
 
     def warm_up(self) -> None:
-        """Start the limits' child process now (a forkserver start with its imports takes
-        seconds), so that a run's time budget does not pay for it."""
-        if self._worker is not None:
-            self._worker.run(int, 0)
+        """Start the limits' child process now, so that a run's time budget does not pay for
+        it (:meth:`Fitter.warm_up`)."""
+        self.fitter.warm_up()
 
     @property
     def child_cpu_seconds(self) -> float:
         """CPU seconds spent in the limits' child processes (0 without limits)."""
-        return self._worker.cpu_seconds if self._worker is not None else 0.0
+        return self.fitter.child_cpu_seconds
 
     def checkpoint_path(self, config: Mapping[str, object], batch: int, fold: int) -> Path:
         """Where a resumable learner keeps ``config``'s model for ``batch``'s fold ``fold``: the
         run's checkpoint folder (a temporary one, removed with the evaluator, unless given)."""
-        if self._checkpoint_dir is None:
-            self._temporary_checkpoints = tempfile.TemporaryDirectory(prefix="hpo-checkpoints-")
-            self._checkpoint_dir = Path(self._temporary_checkpoints.name)
-        text = json.dumps([config_key(config), self.splits.split_key(batch), fold], default=str)
-        return self._checkpoint_dir / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.pt"
+        return self.checkpoints.path(config, self.splits.split_key(batch), fold)
 
     def pretrain(
         self, proposals: Sequence[tuple[Mapping[str, object], int]], resource: float | None
@@ -337,7 +232,7 @@ class Evaluator:
         validated at this resource, other learners, a split's lone model, and everything
         under isolation limits are left to :meth:`validate`. Returns how many configurations it
         trained."""
-        if self._worker is not None:
+        if self.limits is not None:
             return 0
         groups: dict[tuple, tuple[int, list[Mapping[str, object]]]] = {}
         for config, batch in proposals:
@@ -348,39 +243,17 @@ class Evaluator:
                 groups.setdefault(key, (batch, []))[1].append(config)
         together = [(key[0], batch, todo) for key, (batch, todo) in groups.items() if len(todo) > 1]
         for learner, batch, todo in together:  # one model alone trains faster by itself
-            self._pretrain_split(learner, todo, batch, resource)
-        return sum(len(todo) for _, _, todo in together)
-
-    def _pretrain_split(
-        self, learner: str, todo: list[Mapping[str, object]], batch: int, resource: float | None
-    ) -> None:
-        """:meth:`pretrain` for ``learner``'s configurations ``todo`` on ``batch``'s split."""
-        fit_together = learner_batch_trainer(learner)
-        assert fit_together is not None
-        split = self.splits.split_key(batch)
-        for index, fold in enumerate(self.splits.folds(batch)):
-            y_train = self.y[fold.train]
-            if np.unique(y_train).size < 2:  # a constant model, as fit_and_predict makes it
-                continue
-            X_train, X_evals = (
-                self.X[fold.train],
-                [self.X[fold.valid], self.X[self.splits.selection]],
+            self.checkpoints.train_together(
+                self.fitter,
+                self.guard,
+                learner,
+                todo,
+                self.splits.split_key(batch),
+                self.splits.folds(batch),
+                self.splits.selection,
+                resource,
             )
-            if self.standardize:
-                X_train, X_evals = standardize_features(X_train, X_evals)
-            nets = [
-                make_estimator(
-                    learner, {**self.learner_settings, **c}, self.guard, self.learner_seed(c),
-                    n_train=len(y_train),
-                )
-                for c in todo
-            ]  # fmt: skip
-            paths = [self.checkpoint_path(c, batch, index) for c in todo]
-            started = time.perf_counter()
-            fit_together(nets, X_train, y_train, (X_evals[0], self.y[fold.valid]), resource, paths)
-            seconds = (time.perf_counter() - started) / len(todo)
-            for c, net in zip(todo, nets, strict=True):
-                self._pretrained[(config_key(c), split, index)] = (net.epochs_run_, seconds)
+        return sum(len(todo) for _, _, todo in together)
 
     def _share_of(self, train: np.ndarray, share: float, batch: int, fold: int) -> np.ndarray:
         """A seeded ``share`` of the training rows ``train``; a larger share keeps the smaller
@@ -439,7 +312,7 @@ class Evaluator:
         in_a_row = 0  # consecutive failed folds (limits.max_failed_folds)
         for index, fold in enumerate(folds):
             if in_a_row >= self._max_failed_folds:  # the rest are skipped, and failed (seed 004)
-                skipped = self._failed(
+                skipped = self.fitter.failed(
                     self.y[fold.train],
                     [fold.valid, self.splits.selection],
                     0.0,
@@ -472,7 +345,7 @@ class Evaluator:
         Returns the training rows used, the outcome and the share."""
         train_key: tuple = ("fold", self.splits.split_key(batch), index)
         train, fit_options, share = fold.train, {}, None
-        pretrained = self._pretrained.pop((config_key(config), train_key[1], index), None)
+        pretrained = self.checkpoints.pretrained(config, train_key[1], index)
         if resource is not None and resource_kind == "train_fraction":
             train = self._share_of(fold.train, float(resource), batch, index)
             train_key = (*train_key, "share", float(resource))
@@ -483,7 +356,7 @@ class Evaluator:
                 "checkpoint": self.checkpoint_path(config, batch, index),
             }
         evals = [fold.valid, self.splits.selection]
-        outcome = self._fit(
+        outcome = self.fitter.fit(
             config, train, evals, train_key, self.guard, early_stopping=True, **fit_options
         )
         if pretrained is not None and outcome.resource_spent is not None:
@@ -546,29 +419,6 @@ class Evaluator:
             skipped_folds=skipped,
         )
 
-    def _failed(
-        self,
-        y_train: np.ndarray,
-        evals: list[np.ndarray],
-        seconds: float,
-        failure: str,
-        breached: bool = False,
-    ) -> FitOutcome:
-        """A fit that gave no model (seed 004): failed predictions and the seed's loss on each
-        evaluation set; rows of zero class probabilities when the run keeps them (seed 003)."""
-        predictions = tuple(failed_predictions(y_train, len(rows)) for rows in evals)
-        loss = breach_loss(self.y)
-        errors = tuple(loss if len(rows) else float("nan") for rows in evals)
-        probabilities = (
-            None
-            if self.n_classes is None
-            else tuple(np.zeros((len(rows), self.n_classes)) for rows in evals)
-        )
-        return FitOutcome(
-            predictions, errors, seconds, False, failure, breached=breached,
-            probabilities=probabilities,
-        )  # fmt: skip
-
     def holdout_scores(
         self, config: Mapping[str, object], folds: Sequence[Fold]
     ) -> tuple[list[float], float]:
@@ -579,7 +429,7 @@ class Evaluator:
         learner = self.learner_of(config)
         for fold in folds:
             train_key = ("holdout", hash(fold.train.tobytes()))
-            outcome = self._fit(config, fold.train, [fold.valid], train_key, self.guard)
+            outcome = self.fitter.fit(config, fold.train, [fold.valid], train_key, self.guard)
             seconds += outcome.fit_seconds
             scored = ScoredSet(outcome, 0, self.y, fold.train, fold.valid, self._classes, learner)
             scores.append(self.objective.score(scored))
@@ -589,7 +439,7 @@ class Evaluator:
         """``config`` retrained on all of D_TVS (no work limit, thesis §3.3) and scored on D_G."""
         key = config_key(config)
         if key not in self._test_cache:
-            outcome = self._fit(
+            outcome = self.fitter.fit(
                 config,
                 self.splits.train_valid_selection,
                 [self.splits.test],
@@ -605,78 +455,3 @@ class Evaluator:
                 outcome.probabilities[0] if self.keep_probabilities else None,
             )
         return self._test_cache[key]
-
-
-TIME_BUDGET_KINDS = ("wall", "cpu")  # a run's time_budget in seconds of wall or CPU time
-
-
-class Clock:
-    """Seconds spent since the clock started, of a time budget's kind: ``wall``, or ``cpu`` (this
-    process's and its fit children's, ``child_cpu``: :attr:`Evaluator.child_cpu_seconds`; seed
-    004 §4.1 budgets CPU hours)."""
-
-    def __init__(self, kind: str = "wall", child_cpu: Callable[[], float] = lambda: 0.0) -> None:
-        if kind not in TIME_BUDGET_KINDS:
-            raise ValueError(
-                f"unknown time budget kind {kind!r}; valid choices: {', '.join(TIME_BUDGET_KINDS)}"
-            )
-        self.kind = kind
-        self.child_cpu = child_cpu
-        self._wall0 = time.perf_counter()
-        self._cpu0 = time.process_time()
-        self._child0 = child_cpu()
-
-    def wall(self) -> float:
-        return time.perf_counter() - self._wall0
-
-    def cpu(self) -> float:
-        return time.process_time() - self._cpu0 + self.child_cpu() - self._child0
-
-    def spent(self) -> float:
-        """Seconds of the clock's kind."""
-        return self.cpu() if self.kind == "cpu" else self.wall()
-
-
-class ChoiceScorer:
-    """Test errors of choices: each member retrained once (the evaluator's cache) and scored on
-    D_G; a choice of several members is scored by their weighted majority vote
-    (:func:`hpo.ensembles.majority_vote`, ties by ``ties``), or for regression by their weighted
-    mean (:func:`hpo.ensembles.agnostic_bayes.ensemble_predict`) and its squared error.
-
-    ``tested`` maps each retrained configuration to (model id, result): the id is the member's
-    trace iteration, or minus the iteration at which a never-evaluated member was chosen.
-    """
-
-    def __init__(
-        self, evaluator: Evaluator, ties: str = "lowest", rng: np.random.Generator | None = None
-    ) -> None:
-        self.evaluator = evaluator
-        self.labels = evaluator.y[evaluator.splits.test]
-        self.ties = ties
-        self.rng = rng
-        self.tested: dict[tuple, tuple[int, TestResult]] = {}
-
-    def member_result(self, member: Member, chosen_at: int) -> TestResult:
-        """The retrained member's test result (cached per configuration)."""
-        key = config_key(member.config)
-        if key not in self.tested:
-            model_id = member.iteration if member.iteration is not None else -chosen_at
-            self.tested[key] = (model_id, self.evaluator.test(member.config))
-        return self.tested[key][1]
-
-    def score(self, choice: Choice, chosen_at: int) -> tuple[float, bool, float]:
-        """(test error, any member hit its fit limit, seconds of the members' retraining) of a
-        choice made after iteration ``chosen_at``."""
-        results = [self.member_result(m, chosen_at) for m in choice.members]
-        hit = any(r.hit_limit for r in results)
-        seconds = sum(r.fit_seconds for r in results)
-        if choice.is_single:
-            return results[0].error, hit, seconds
-        if task_of_targets(self.labels) == REGRESSION:  # the agnostic-Bayes weighted mean
-            predictions = np.stack([r.predictions for r in results])
-            mean = ensemble_predict(predictions, choice.weights, REGRESSION)
-            return mean_loss(mean, self.labels), hit, seconds
-        votes = majority_vote(
-            np.stack([r.predictions for r in results]), choice.weights, self.ties, self.rng
-        )
-        return float(np.mean(votes != self.labels)), hit, seconds

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 from hpo import seeding
-from hpo.evaluation.evaluator import Evaluator, breach_loss, failure_if_not_finite
+from hpo.evaluation.evaluator import Evaluator
+from hpo.evaluation.fitting import breach_loss, failure_if_not_finite
 
 # seed 004 §4.1: "RMSE 10^10 for a learner that cannot predict"; irace's wrapper scores a
 # non-numeric result as the failure loss too (spec B1.6)

@@ -38,7 +38,8 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
 from hpo import seeding
-from hpo.evaluation.evaluator import Evaluator, config_key
+from hpo.evaluation.evaluator import Evaluator
+from hpo.evaluation.fitting import config_key
 from hpo.evaluation.protocol import Fold
 from hpo.significance.comparisons import (
     DEFAULT_IMPORTANCES,
