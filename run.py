@@ -30,19 +30,12 @@ from omegaconf import DictConfig, OmegaConf
 
 from analysis.layout import predictions_path
 from experiments.cluster import check_launcher_overrides, check_shards
-from experiments.config import (
-    UsageError,
-    boolean,
-    check_overrides,
-    open_settings,
-    relabelled,
-    search_path,
-    spec_from_config,
-    use_search_path,
-)
+from experiments.command_line import check_overrides, open_settings, relabelled
+from experiments.config import UsageError, boolean, spec_from_config
 from experiments.journal import Journal, check_journaled, journal_path
 from experiments.progress import interval_seconds
 from experiments.results import run_filename
+from experiments.search_path import search_path, use_search_path
 from experiments.single import footnotes, prepare, run_and_save, summarize
 from experiments.spec import RunSpec
 from hpo.data.catalog import DatasetError

@@ -3,11 +3,7 @@ turn a bad command line into one clear line (exit code 2) before anything runs."
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Mapping, Sequence
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +40,11 @@ def if_space(space: str, name: str, then: Any, otherwise: Any) -> Any:
 
 
 OmegaConf.register_new_resolver("if_space", if_space, replace=True)
+
+
 CONFIG_GROUPS = ("optimizer", "protocol", "space", "experiment")
+
+
 TOP_LEVEL_KEYS = (
     "dataset",
     "budget",
@@ -68,7 +68,11 @@ TOP_LEVEL_KEYS = (
     "n_shards",
     "parts",
 )
+
+
 FIT_GUARD_FIELDS = tuple(FitGuard.__dataclass_fields__)
+
+
 NESTED_PREFIXES = (
     "fit_guard.",
     "learner.",
@@ -80,162 +84,16 @@ NESTED_PREFIXES = (
     "hydra.",
     "hydra/",
 )
+
+
 PM_DOMAINS = ("space", "observed")
+
+
 LIMITS_KEYS = ("enabled", *EvaluationLimits.__dataclass_fields__)  # conf/config.yaml ``limits``
 
 
 class UsageError(ValueError):
     """A bad command-line value; the message is one line naming the valid choices."""
-
-
-def group_choices(group: str, search_path: Sequence[str] = ()) -> list[str]:
-    """The config files available in ``conf/<group>/`` and in ``<group>/`` of every folder of
-    Hydra's ``search_path`` and of :func:`session_search_path` (``pkg://`` or ``file://``
-    entries; without ``.yaml``)."""
-    names = {p.stem for p in (CONF_DIR / group).glob("*.yaml")}
-    for entry in _unique_entries([*search_path, *session_search_path()]):
-        folder = search_path_folder(entry) / group
-        if folder.is_dir():
-            names |= {p.name[: -len(".yaml")] for p in folder.iterdir() if p.name.endswith(".yaml")}
-    return sorted(names)
-
-
-SEARCH_PATH_KEY = "hydra.searchpath"
-SEARCH_PATH_SCHEMES = ("pkg://", "file://")
-# Where a sweep's own experiment, method and space files are found beside conf/, for this process
-# and the processes it starts (workers, cluster jobs): set by ``--search-path`` of the sweep and
-# reproduce commands and by run.py's ``hydra.searchpath``; comma separated.
-SEARCH_PATH_ENV = "HPO_SEARCH_PATH"
-
-
-def session_search_path() -> list[str]:
-    """The search path this process composes with (:data:`SEARCH_PATH_ENV`), checked."""
-    entries = [e for e in os.environ.get(SEARCH_PATH_ENV, "").split(",") if e]
-    for entry in entries:
-        search_path_folder(entry)  # an unknown scheme or package: one line
-    return entries
-
-
-def use_search_path(entries: Sequence[str]) -> list[str]:
-    """Add ``entries`` (``pkg://my_pkg/conf``, ``file:///abs/conf``) to the search path every
-    later composition of this process and of its children reads; returns the whole path."""
-    for entry in entries:
-        search_path_folder(entry)
-    every = _unique_entries([*session_search_path(), *entries])
-    os.environ[SEARCH_PATH_ENV] = ",".join(every)
-    return every
-
-
-def _unique_entries(entries: Sequence[str]) -> list[str]:
-    return list(dict.fromkeys(entries))
-
-
-def package_file(path: str) -> str:
-    """The file a package ships, for config files: ``${package_file:my_pkg/data/x.csv}`` is the
-    absolute path of ``data/x.csv`` inside package ``my_pkg`` (an own experiment's datasets,
-    ``dataset=file:${package_file:…}``); one line when the package does not import."""
-    package, _, inside = path.partition("/")
-    try:
-        folder = resources.files(package)
-    except (ImportError, TypeError) as err:
-        raise UsageError(
-            f"package_file: {path}: package {package!r} does not import ({err})"
-        ) from None
-    return str(folder / inside)
-
-
-OmegaConf.register_new_resolver("package_file", package_file, replace=True)
-
-
-def search_path(overrides: Sequence[str]) -> list[str]:
-    """The entries of ``hydra.searchpath=[...]`` among ``overrides`` (empty when none)."""
-    entries: list[str] = []
-    for override in overrides:
-        key, _, value = override.partition("=")
-        if key.lstrip("+~") == SEARCH_PATH_KEY:
-            items = value.strip().strip("[]").split(",")
-            entries += [item.strip().strip("'\"") for item in items if item.strip()]
-    return entries
-
-
-def search_path_folder(entry: str) -> Traversable:
-    """The folder of one search-path entry: ``pkg://my_pkg/conf`` (a package's resources, as
-    Hydra reads them) or ``file:///abs/conf`` (``UsageError`` for another scheme, a package that
-    does not import, or a missing folder)."""
-    if entry.startswith("file://"):
-        folder: Traversable = Path(entry[len("file://") :])
-    elif entry.startswith("pkg://"):
-        module = entry[len("pkg://") :].replace("/", ".").rstrip(".")
-        try:
-            folder = resources.files(module)
-        except (ImportError, TypeError) as err:
-            raise UsageError(
-                f"{SEARCH_PATH_KEY}: {entry} does not import ({err}); install the package that "
-                "ships it (pip install -e <its folder>)"
-            ) from None
-    else:
-        raise UsageError(
-            f"{SEARCH_PATH_KEY}: {entry!r} has no known scheme; valid: "
-            f"{', '.join(SEARCH_PATH_SCHEMES)}"
-        )
-    if not folder.is_dir():
-        raise UsageError(f"{SEARCH_PATH_KEY}: {entry} is not a folder")
-    return folder
-
-
-SWEEP_FUNCTIONS = ("glob(", "range(", "choice(", "interval(", "tag(", "sort(", "shuffle(")
-
-
-def _listed_values(value: str) -> list[str]:
-    """The values of a Hydra multirun list (``gp,rs``); [] for a sweep function (``glob(gp*)``),
-    which Hydra expands and each job's own composition then checks."""
-    if value.startswith(SWEEP_FUNCTIONS):
-        return []
-    return [v.strip() for v in value.split(",")]
-
-
-OPEN_SETTINGS = "optimizer.settings."
-
-
-def open_settings(overrides: Sequence[str]) -> list[str]:
-    """``overrides`` with ``optimizer.settings.<name>=`` made add-or-override (``++``), so a
-    setting the method's file does not list can be given as plainly as one it does (the
-    family's class still refuses unknown names, one line)."""
-    return [f"++{o}" if o.startswith((OPEN_SETTINGS, "optimizer.label=")) else o for o in overrides]
-
-
-def check_overrides(overrides: Sequence[str]) -> None:
-    """Reject unknown keys, config-group options and datasets with one line each (every value
-    of a multirun list is checked). A config group's option may come from a folder of Hydra's
-    search path (``hydra.searchpath=[pkg://my_pkg/conf]``); an unknown one lists the path."""
-    path = search_path(overrides)
-    for override in overrides:
-        if override.startswith("-") or "=" not in override:
-            continue
-        key, value = override.split("=", 1)
-        key = key.lstrip("+~")
-        if key in CONFIG_GROUPS:
-            choices = group_choices(key, path)
-            for choice in _listed_values(value):
-                if choice not in choices:
-                    searched = ", ".join(["conf (this repository)", *path])
-                    message = unknown_choice_message(key, choice, choices)
-                    raise UsageError(f"{message}; search path: {searched}")
-        elif key == "dataset":
-            for name in _listed_values(value):
-                try:
-                    resolve_name(name)
-                except DatasetError as err:
-                    raise UsageError(str(err)) from err
-        elif key.startswith("post_hoc.") and key[len("post_hoc.") :] not in POST_HOC_DEFAULTS:
-            raise UsageError(
-                unknown_choice_message("post_hoc setting", key[9:], list(POST_HOC_DEFAULTS))
-            )
-        elif key.startswith("limits.") and key[len("limits.") :] not in LIMITS_KEYS:
-            raise UsageError(unknown_choice_message("limits setting", key[7:], list(LIMITS_KEYS)))
-        elif key not in TOP_LEVEL_KEYS and not key.startswith(NESTED_PREFIXES):
-            valid = [*CONFIG_GROUPS, *TOP_LEVEL_KEYS, *(f"fit_guard.{f}" for f in FIT_GUARD_FIELDS)]
-            raise UsageError(unknown_choice_message("setting", key, valid))
 
 
 def _integer(name: str, value: Any, minimum: int) -> int:
@@ -553,51 +411,3 @@ def check_method(spec: RunSpec) -> None:
         )
     except (KeyError, ValueError, TypeError) as err:
         raise UsageError(str(err).strip('"')) from err
-
-
-# Overrides of a method file's keys that keep its algorithm, so keep its label: a post-run stage
-# (its rows have a type of their own; the method's trace is unchanged) and the label itself.
-LABEL_NEUTRAL_KEYS = ("optimizer.model_selection", "optimizer.label")
-
-
-def label_overrides(overrides: Sequence[str]) -> list[tuple[str, str]]:
-    """The (setting, value) pairs of ``overrides`` that change a method's algorithm: every
-    ``optimizer.*`` key but :data:`LABEL_NEUTRAL_KEYS`, named relative to ``optimizer.settings.``
-    (or ``optimizer.``), a class (a ``_target_``, a facade) by its name
-    (``sampler=RandomSampler``)."""
-    found = []
-    for item in overrides:
-        if "=" not in item:
-            continue
-        key, value = item.split("=", 1)
-        key = key.lstrip("+~")
-        if not key.startswith("optimizer.") or key.startswith(LABEL_NEUTRAL_KEYS):
-            continue
-        name = key.removeprefix(OPEN_SETTINGS).removeprefix("optimizer.")
-        name = name.removesuffix("._target_")  # a class by the setting that holds it
-        if re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\.[A-Z]\w*", value):  # a class's path
-            value = value.rsplit(".", 1)[-1]
-        found.append((name, value))
-    return found
-
-
-def relabelled(spec: RunSpec, overrides: Sequence[str], label: str | None = None) -> RunSpec:
-    """``spec`` with labels that say what ran: ``label`` (``optimizer.label=NAME``) for a run of
-    one method, else each method's name with the algorithm-changing overrides appended
-    (``optuna_tpe[sampler=RandomSampler]``); unchanged when there are none. Two runs whose
-    settings differ never share a label, so the analysis never pools them."""
-    if label is not None:
-        if len(spec.method.rules) != 1:
-            raise UsageError(
-                f"optimizer.label names a run of one method; this run reports "
-                f"{', '.join(spec.method.rules)}: leave the derived labels"
-            )
-        label = str(label)
-        if not label or any(c in label for c in "/:\\"):
-            raise UsageError(f"optimizer.label {label!r} must be non-empty, without / : or \\")
-        return spec.with_labels({label: next(iter(spec.method.rules.values()))})
-    changed = label_overrides(overrides)
-    if not changed:
-        return spec
-    suffix = "[" + ",".join(f"{k}={v}" for k, v in changed) + "]"
-    return spec.with_labels({f"{m}{suffix}": r for m, r in spec.method.rules.items()})

@@ -16,9 +16,10 @@ import sys
 import time
 
 from analysis import layout
-from experiments.config import UsageError, use_search_path
+from experiments.config import UsageError
 from experiments.progress import interval_seconds
 from experiments.results import ensure_writable
+from experiments.search_path import use_search_path
 from experiments.sweep import (
     RESULTS_ROOT,
     add_candidates,

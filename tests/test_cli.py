@@ -9,7 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.config import UsageError, check_overrides
+from experiments.command_line import check_overrides
+from experiments.config import UsageError
 from experiments.results import without_timing
 
 REPO = Path(__file__).resolve().parents[1]

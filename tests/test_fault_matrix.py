@@ -37,8 +37,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from experiments import single
-from experiments.config import SEARCH_PATH_ENV
 from experiments.results import spec_from_file, without_timing
+from experiments.search_path import SEARCH_PATH_ENV
 from experiments.sweep import PlannedRun, execute, plan, run_sweep, status
 from experiments.sweep.cli import main as sweep_main
 

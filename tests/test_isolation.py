@@ -323,7 +323,8 @@ def test_limits_off_keep_the_run_identity_and_on_change_it():
 
 
 def test_run_py_limits_settings_are_checked_before_a_run():
-    from experiments.config import UsageError, _limits, check_overrides
+    from experiments.command_line import check_overrides
+    from experiments.config import UsageError, _limits
 
     with pytest.raises(UsageError, match="unknown limits setting 'bogus'; valid choices: enabled"):
         check_overrides(["limits.bogus=1"])

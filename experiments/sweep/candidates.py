@@ -9,13 +9,11 @@ from pathlib import Path
 
 from analysis import layout
 from analysis.layout import RESULTS_ROOT
-from experiments.config import (
-    UsageError,
-    group_choices,
-)
+from experiments.config import UsageError
 from experiments.results import (
     write_json_atomically,
 )
+from experiments.search_path import group_choices
 from experiments.sweep.experiment import chosen_profile, load_experiment, parts_of, unique
 from hpo.data.catalog import unknown_choice_message as _unknown
 

@@ -9,10 +9,11 @@ from pathlib import Path
 
 from analysis import layout
 from analysis.layout import RESULTS_ROOT
-from experiments.config import UsageError, use_search_path
+from experiments.config import UsageError
 from experiments.interrupt import Interrupted
 from experiments.progress import interval_seconds
 from experiments.results import ensure_writable
+from experiments.search_path import use_search_path
 from experiments.sweep.candidates import add_candidates, checked_candidates
 from experiments.sweep.execution import run_all
 from experiments.sweep.merge import consolidate
