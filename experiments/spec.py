@@ -374,7 +374,8 @@ class RunSpec:
         return identity
 
     def with_labels(self, rules: Mapping[str, str]) -> RunSpec:
-        """The same run reporting under other labels (:func:`experiments.command_line.relabelled`)."""
+        """The same run reporting under other labels
+        (:func:`experiments.command_line.relabelled`)."""
         return self.with_settings(rules=dict(rules))
 
 
