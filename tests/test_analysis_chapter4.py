@@ -15,6 +15,7 @@ from scipy import stats as scipy_stats
 
 from analysis import stats
 from analysis.chapter4 import claims, data, figures, thesis
+from analysis.chapter4 import report as report_module
 from analysis.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, STATUSES
 from analysis.plugins import choose_plugin
 from analysis.report import write_report
@@ -212,6 +213,12 @@ def test_report_writes_every_table_figure_and_claim(report: Path) -> None:
         assert (out / "figures" / f"{name}.png").is_file(), name
     for link in re.findall(r"\]\(((?:tables|figures)/[^)]+)\)", text):
         assert (out / link).is_file(), link
+    # the repetitions file: one row per run, no index column (checked in the first test to
+    # read the report, where the report is written: mutmut reruns, for a mutant, only the tests
+    # during which the mutated function ran)
+    saved = pd.read_csv(out / "tables" / "repetition_errors.csv")
+    assert list(saved.columns) == ["space", "dataset", "method", "repetition", "error"]
+    assert saved.groupby(["space", "dataset", "method"]).size().eq(REPETITIONS).all()
 
 
 def test_report_tables_hold_ours_beside_the_thesis(report: Path) -> None:
@@ -348,3 +355,112 @@ def test_figures_command_draws_from_a_run_file(tmp_path: Path) -> None:
 def test_statuses_are_the_engines() -> None:
     table = claims.claims_table({})
     assert set(table["status"]) <= set(STATUSES)
+
+
+# ------------------------------------------------------ report tables worked out by hand
+
+SVM_METHODS = list(data.THESIS_METHODS[thesis.SVM])  # EO, EO-post, BO-post, BO-best
+
+
+def hand_inputs(scores: pd.DataFrame, thesis_methods: list[str]) -> report_module.Inputs:
+    """The report's inputs holding ``scores`` (datasets × methods) in the SVM space, the thesis's
+    table being its ``thesis_methods`` columns."""
+    inputs = report_module.Inputs.__new__(report_module.Inputs)
+    inputs.scores = {thesis.SVM: scores}
+    inputs.thesis_scores = {thesis.SVM: scores[thesis_methods]}
+    inputs.dropped = {thesis.SVM: []}
+    return inputs
+
+
+def ordered_scores(methods: list[str], datasets: list[str]) -> pd.DataFrame:
+    """Method i has error 10 + i on every dataset: ranks 1, 2, ... in ``methods``' order."""
+    return pd.DataFrame(
+        {m: [10.0 + i] * len(datasets) for i, m in enumerate(methods)}, index=datasets
+    )
+
+
+def test_error_table_rows_are_the_thesis_s_with_our_rank_beside_its_rank() -> None:
+    datasets = ["pima", "car", "adult"]
+    scores = ordered_scores([*SVM_METHODS, "RS-best"], datasets)  # RS-best: not in Table 4.4
+    cells, numbers = report_module.error_table(hand_inputs(scores, SVM_METHODS), thesis.SVM)
+    theirs, their_ranks = thesis.thesis_errors("4.4")
+    assert list(cells.index) == list(theirs.index) == list(numbers.index)
+    # method i of SVM_METHODS: error 10 + i on every dataset, rank i + 1
+    expected = [f"{SVM_METHODS.index(m) + 1}.00 ({their_ranks[m]:.2f})" for m in theirs.index]
+    assert cells["rank"].tolist() == expected
+    column = thesis.abbreviations()["pima"]
+    eo = 10.0 + SVM_METHODS.index("EO")
+    assert cells.loc["EO", column] == f"{eo:.2f} ({theirs.loc['EO', column]:.2f})"
+
+
+def test_agreement_with_two_thesis_methods_is_their_rank_correlation() -> None:
+    scores = ordered_scores(["EO", "BO-best"], ["pima", "car"])  # EO ranks first
+    inputs = hand_inputs(scores, ["EO", "BO-best"])
+    _, their_ranks = thesis.thesis_errors("4.4")
+    rho = 1.0 if their_ranks["EO"] < their_ranks["BO-best"] else -1.0  # two methods: ±1
+    assert report_module._agreement_errors(inputs, thesis.SVM) == (
+        "Ranks among the 2 thesis methods present, on 2 datasets; Spearman correlation of our "
+        f"average ranks with the thesis's: {rho:.2f}."
+    )
+
+
+def test_cd_diagrams_of_one_dataset_are_not_drawn(tmp_path: Path) -> None:
+    inputs = hand_inputs(ordered_scores(SVM_METHODS, ["pima"]), SVM_METHODS)
+    links = report_module.cd_links(inputs, tmp_path)
+    assert links == [f"* {thesis.SVM}: CD diagrams need 2 datasets and 2 methods."]
+    assert not (tmp_path / "figures").exists()
+
+
+def test_friedman_frame_of_a_perfect_order_worked_out_by_hand() -> None:
+    # 3 datasets, ranks 1-4 on each: rank sums 3, 6, 9, 12; χ² = 12 / (N k (k + 1)) Σ R² −
+    # 3 N (k + 1) = 12 / 60 · 270 − 45 = 9 on k − 1 = 3 degrees of freedom
+    inputs = hand_inputs(ordered_scores(SVM_METHODS, ["pima", "car", "adult"]), SVM_METHODS)
+    row = report_module.friedman_frame(inputs).iloc[0]
+    q = 2.569  # Demšar 2006, Table 5(a): q_0.05 for k = 4
+    assert row["methods k"] == 4 and row["datasets N"] == 3
+    assert row["Friedman χ²"] == "9.00"
+    assert row["p"] == f"{scipy_stats.chi2.sf(9.0, 3):.3g}"
+    assert row["Nemenyi CD (α = 0.05)"] == f"{q * np.sqrt(4 * 5 / (6 * 3)):.3f}"
+    assert row["thesis CD (k = 4 / 8, N = 18)"] == f"{q * np.sqrt(4 * 5 / (6 * 18)):.3f}"
+
+
+def test_ensemble_sizes_are_labelled_by_space_and_method() -> None:
+    rows = outcome_rows()
+    rows = rows[(rows["dataset"] == "pima") & (rows["space"] == thesis.SVM)]
+    inputs = report_module.Inputs.__new__(report_module.Inputs)
+    inputs.outcomes = data.prepare(rows)
+    written: dict[str, pd.DataFrame] = {}
+
+    def write(frame: pd.DataFrame, name: str, *_: object, **__: object) -> str:
+        written[name] = frame
+        return ""
+
+    report_module.ensemble_section(inputs, write, 5)
+    shown = written["ensemble_sizes"]
+    methods = sorted(set(rows["method"]))
+    assert list(shown.index) == [f"SVM space (§4.4.1) / {m}" for m in methods]
+    # EO chose 12 members in every repetition (outcome_rows): mean, min and max 12.0
+    assert shown.loc["SVM space (§4.4.1) / EO", "mean n_members"] == "12.0"
+
+
+# ------------------------------------------------------- claims' values worked out by hand
+
+
+def test_c4_7_lists_each_method_s_lowest_error_count() -> None:
+    # EO lowest on pima and car, BO-best on adult
+    scores = pd.DataFrame(
+        {"EO": [1.0, 1.0, 3.0], "EO-post": [2.0] * 3, "BO-post": [2.5] * 3, "BO-best": [4, 4, 0.5]},
+        index=["pima", "car", "adult"],
+    )
+    row = claims.claims_table({thesis.SVM: scores}).loc["C4.7"]
+    assert row["our_value"] == "lowest mean error on: EO 2, EO-post 0, BO-post 0, BO-best 1 (of 3)"
+    assert (row["status"], row["statistic"]) == (REPRODUCED, 2.0)
+
+
+def test_c4_14_on_two_datasets_is_underpowered() -> None:
+    # k = 8 methods, N = 2: the Nemenyi CD 3.031 · √(8 · 9 / 12) = 7.42 exceeds the largest
+    # possible rank difference, k − 1 = 7
+    tables = {space: t.iloc[:2] for space, t in score_tables().items()}
+    row = claims.claims_table(tables).loc["C4.14"]
+    assert row["status"] == NOT_EVALUATED
+    assert row["reason"].startswith("underpowered")

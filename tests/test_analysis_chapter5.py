@@ -306,6 +306,17 @@ def test_report_writes_every_table_figure_and_claim(report: Path) -> None:
     assert "Mondrian" in text and "not run" in text
     assert "46 (substitute: molec-biol-splice)" in text and "389 (not run)" in text
     assert "`openml:389`: not run: needs OpenML" in text
+    # the numbers behind the tables (checked in the first test to read the report, where the
+    # report is written: mutmut reruns, for a mutant, only the tests during which the mutated
+    # function ran): Table 5.2's numbers, not its "ours (thesis)" cells, and the GP-cond-ls
+    # runs per dataset, REPETITIONS each, in the choices' data
+    table52 = pd.read_csv(out / "tables" / "table5.2_test_error.csv", index_col="method")
+    assert table52.loc["GP-cond-ls", "car"] == pytest.approx(
+        thesis_means().loc["car", "GP-cond-ls"], abs=1.0
+    )
+    choices = pd.read_csv(out / "tables" / "classifier_choices.csv", index_col="dataset")
+    assert choices.loc[list(DATASETS), "runs"].eq(REPETITIONS).all()
+    assert choices.loc["all datasets", "runs"] == REPETITIONS * len(DATASETS)
 
 
 def test_report_tables_hold_ours_and_the_thesiss(report: Path) -> None:
@@ -324,3 +335,25 @@ def test_report_tables_hold_ours_and_the_thesiss(report: Path) -> None:
     assert claims_csv.loc["C5.10", "status"] == REPRODUCED  # RF and RBF SVM planted most frequent
     assert claims_csv.loc["C5.9", "status"] != NOT_EVALUATED  # 6 repetitions: decidable
     assert claims_csv.loc["C5.11", "status"] == REPRODUCED  # RS flat, GP-cond-ls improves
+
+
+def test_a_missing_number_is_a_dash_and_others_have_two_decimals() -> None:
+    from analysis.chapter5 import report as report_module
+
+    assert report_module._number(float("nan")) == report_module.DASH
+    assert report_module._number(12.345) == "12.35"
+
+
+def test_with_one_thesis_method_table_5_2_has_no_ranks() -> None:
+    from analysis.chapter5 import report as report_module
+
+    inputs = report_module.Inputs.__new__(report_module.Inputs)
+    datasets = list(DATASETS[:3])
+    inputs.scores = pd.DataFrame({"GP-cond-ls": [10.0, 20.0, 30.0]}, index=datasets)
+    inputs.complete = inputs.scores
+    inputs.marks = pd.DataFrame(False, index=datasets, columns=["GP-cond-ls"])
+    cells, numbers = report_module.error_table(inputs)
+    assert numbers["rank"].isna().all()
+    _, their_ranks = thesis.thesis_errors()
+    gp = their_ranks["GP-cond-ls"]
+    assert cells.loc["GP-cond-ls", "rank"] == f"{report_module.DASH} ({gp:.2f})"

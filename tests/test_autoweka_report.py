@@ -445,3 +445,16 @@ def test_the_win_matrix_and_its_best_of_rows_worked_out_by_hand() -> None:
     outcome = claim.evaluate({"cv": matrix})
     assert outcome.our_value == "best_autoweka better on 2, worse on 0"
     assert outcome.conditions == [("best_autoweka wins more than it loses", True)]
+
+
+def test_the_optimiser_time_of_runs_without_setup_seconds_worked_out_by_hand() -> None:
+    # SMAC: 1 + 3 s of optimiser over 10 + 30 s and 10 + 30 evaluations; TPE: 2 s over 40 s, 20
+    summaries = pd.DataFrame(
+        {"method": ["SMAC", "SMAC", "TPE"], "optimizer_seconds": [1.0, 3.0, 2.0],
+         "wall_seconds": [10.0, 30.0, 40.0], "evaluations": [10, 30, 20]}
+    )  # fmt: skip
+    table = report.optimiser_time(summaries)
+    assert table["setup_seconds"].isna().all()  # no run measured it
+    assert table.loc["SMAC", "optimizer ms / evaluation"] == pytest.approx(4e3 / 40)
+    assert table.loc["TPE", "wall ms / evaluation"] == pytest.approx(40e3 / 20)
+    assert table["optimizer share %"].to_dict() == pytest.approx({"SMAC": 10.0, "TPE": 5.0})

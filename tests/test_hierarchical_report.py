@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 from matplotlib.figure import Figure
+from scipy.stats import wilcoxon as scipy_wilcoxon
 
 from analysis import layout
 from analysis.hierarchical import claims, data, seed
@@ -377,3 +378,163 @@ def test_h1_on_five_gains_is_underpowered_by_the_two_sided_floor() -> None:
         "underpowered (smallest attainable p = 0.0625 >= alpha = 0.05: two-sided Wilcoxon"
     )
     assert run_claim(h1, _on_datasets(synthetic_rows(), 6)).status == REPRODUCED
+
+
+# ------------------------------------------------ the report's other sections, by hand
+
+
+def _capturing_context(tmp_path: Path, **options: object) -> tuple[object, dict]:
+    """A report context whose writer keeps each table by name (and returns ``<name>``)."""
+    from analysis.plugins import ReportContext
+
+    written: dict[str, pd.DataFrame] = {}
+
+    def write(frame: pd.DataFrame, name: str, *_: object, **__: object) -> str:
+        written[name] = frame
+        return f"<{name}>"
+
+    return ReportContext(tmp_path, pd.DataFrame(), tmp_path, write, dict(options)), written
+
+
+def test_the_dataset_section_says_for_each_seed_dataset_whether_it_ran(tmp_path: Path) -> None:
+    from analysis.hierarchical import report
+
+    # balance-scale ran; pima (the seed's diabetes) has a note from the sweep; colonTumor has
+    # no copy here; tae (teaching) neither ran nor has a note
+    rows = pd.DataFrame({"dataset": ["balance-scale", "balance-scale"]})
+    context, written = _capturing_context(tmp_path, dataset_notes={"pima": "too slow: left out"})
+    report.dataset_section(rows, context)
+    status = written["hierarchical_datasets"]["status"]
+    assert status["balance-scale"] == "run"
+    assert status["diabetes"] == "too slow: left out"
+    assert status["colonTumor"] == "not run (no copy here)"
+    assert status["tae"] == "not in this profile"
+    assert (status == "run").sum() == 1
+
+
+def _costed_rows() -> pd.DataFrame:
+    """Two runs: (run, stage, CV fits) seconds 100, 40, 30 and 300, 100, 50."""
+    return pd.DataFrame(
+        {"dataset": ["balance-scale", "pima"], "method": ["hrs", "hypercube"],
+         "run_seconds": [100.0, 300.0], "selection_stage_seconds": [40.0, 100.0],
+         "selection_fit_seconds": [30.0, 50.0]}
+    )  # fmt: skip
+
+
+def test_the_cost_section_gives_the_cv_fits_share_of_all_run_seconds(tmp_path: Path) -> None:
+    from analysis.hierarchical import report
+
+    context, written = _capturing_context(tmp_path)
+    text = report.cost_section(_costed_rows(), context)
+    assert "took 20 % of the runs' seconds" in text  # (30 + 50) / (100 + 300)
+    shown = written["hierarchical_cost"]
+    assert shown.loc[("balance-scale", "HRS")].tolist() == ["100.0", "40.0", "30.0", "30.0"]
+    pima = (data.dataset_label("pima"), "HC")
+    assert shown.loc[pima].tolist() == ["300.0", "100.0", "50.0", "16.7"]  # 50 / 300
+
+
+def test_the_figure_s_baseline_is_a_black_dotted_line_at_zero() -> None:
+    from analysis.hierarchical import report
+
+    figure = report.boxes_figure(report._learner_boxes(selection_case(), "d1", "HRS"), "d1")
+    (baseline,) = [line for line in figure.axes[0].lines if line.get_linestyle() == ":"]
+    assert list(baseline.get_xdata()) == [0.0, 0.0]
+    assert baseline.get_color() == "k"
+
+
+def _observations() -> pd.DataFrame:
+    """The priors part: the SVM's gamma evaluated 4 times on each of two datasets, one
+    signature, the scores (the acceptance probabilities) high."""
+    values = [0.05, 0.1, 0.2, 0.15, 0.08, 0.12, 0.3, 0.06]
+    return pd.DataFrame(
+        {"dataset": ["d1"] * 4 + ["d2"] * 4, "value": values, "score": [0.99] * 8,
+         "signature": [("rbf", "True")] * 8}
+    )  # fmt: skip
+
+
+PRIOR_SPACE = {
+    "name": "seed003",
+    "parameters": {"svm__gamma": {"low": 0.0, "high": 1.0, "prior": {"dist": "uniform"}}},
+}
+
+
+def test_the_report_sections_learn_the_priors_and_name_each_figure_s_method(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from analysis.hierarchical import priors, report
+
+    rows = selection_case().assign(
+        method="hrs", run_seconds=10.0, selection_stage_seconds=4.0, selection_fit_seconds=2.0
+    )
+    monkeypatch.setattr(data, "selection_rows", lambda source: rows)
+    monkeypatch.setattr(priors, "run_space", lambda source: PRIOR_SPACE)
+    monkeypatch.setattr(priors, "observations", lambda source: _observations())
+    context, written = _capturing_context(tmp_path)
+    out = report.sections(context)
+    assert len(out) == 8
+    figures_text, prior_text, claims_text = out[5], out[6], out[7]
+    assert "Figs 5.1/5.2 layout, d1, HRS:" in figures_text  # the method's report name
+    assert "Learned from 8 evaluations of the SVM's subtree on d1, d2 " in prior_text
+    assert (tmp_path / "tables" / "learned_priors.yaml").is_file()
+    learned = yaml.safe_load((tmp_path / "tables" / "learned_priors.yaml").read_text())
+    assert learned["priors"]["svm__gamma"][-1] == {"dist": "uniform"}  # the runs' own prior
+    assert "<hierarchical_claims>" in claims_text
+    ids = list(written["hierarchical_claims"].index)
+    assert ids[: len(claims.CLAIMS)] == [c.id for c in claims.CLAIMS]
+    assert len(ids) == len(claims.CLAIMS) + len(priors.CLAIMS)
+
+
+def test_without_the_priors_part_nothing_is_learned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from analysis.hierarchical import priors, report
+
+    monkeypatch.setattr(priors, "run_space", lambda source: None)
+    context, _ = _capturing_context(tmp_path)
+    text, records = report.prior_section(context)
+    assert "No run of the `priors` part in these results" in text
+    assert set(records["status"]) == {"not evaluated"}
+
+
+# ---------------------------------------------------- the claims' values, worked by hand
+
+
+def _gains_rows(gains: list[float], learners: list[str] | None = None) -> pd.DataFrame:
+    """One dataset per gain: the defaults (lda) at 0.5, the rank-1 model at 0.5 + gain."""
+    learners = learners or ["knn"] * len(gains)
+    records = []
+    for i, (gain, learner) in enumerate(zip(gains, learners, strict=True)):
+        records.append(_row(f"set{i}", "lda", "default", [0.5] * 3))
+        records.append(_row(f"set{i}", learner, "optimized", [0.5 + gain] * 3, rank=1, tied=True))
+    return pd.DataFrame(records)
+
+
+def test_h1_with_a_median_gain_of_zero_is_not_reproduced_whatever_p() -> None:
+    # 7 datasets without a gain and 6 with: the median gain is 0 (the 7th of 13), yet the six
+    # positive gains alone give scipy's Wilcoxon p < 0.05
+    gains = [0.0] * 7 + [0.01 * (i + 1) for i in range(6)]
+    outcome = claims.higher_than_defaults(_gains_rows(gains))
+    table = data.table_5_1(_gains_rows(gains))
+    p = float(scipy_wilcoxon(table["optimized"] - table["default best"]).pvalue)
+    assert p < 0.05
+    assert outcome.our_value == (
+        f"6 of 13 datasets higher; median gain 0.0000; Wilcoxon p = {p:.3f}"
+    )
+    assert outcome.conditions[0][1] is False
+
+
+def test_h3_reports_the_families_and_the_range_of_the_boost() -> None:
+    # boosts (0.55 − 0.5) / 0.5 = 10 % (KNN) and (0.625 − 0.5) / 0.5 = 25 % (SVM)
+    outcome = claims.best_family_depends_on_the_dataset(
+        _gains_rows([0.05, 0.125], learners=["knn", "svm"])
+    )
+    assert outcome.our_value == "2 families over 2 datasets; boost from 10.0 % to 25.0 %"
+    assert [holds for _, holds in outcome.conditions] == [True, True]
+
+
+def test_the_sign_test_s_p_value_is_the_claim_s() -> None:
+    # 6 of 6 datasets below: one-sided p = 1/2^6
+    stds = pd.DataFrame({"a": [1.0] * 6, "b": [2.0] * 6})
+    outcome = claims.lower_std_on_most(stds, "a", "b", "a below b", "")
+    assert outcome.p_value == pytest.approx(1 / 64)
+    assert outcome.our_value == "a below b on 6 of 6 datasets with both (sign test p = 0.016)"

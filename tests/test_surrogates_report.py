@@ -240,6 +240,14 @@ def test_gp_spread_is_compared_with_the_median_spread_not_the_mean() -> None:
     assert condition(claim_id("gp_spread"), results) == [True, False]
 
 
+def test_the_gp_spread_claim_reports_gp_s_std_and_the_median_std() -> None:
+    # mrbi stds: GP 3.5 and 1, 3, 4, 10; sorted 1, 3, 3.5, 4, 10: the median 3.5
+    spreads = {"GP": 3.5, "RANDOM": 1.0, "TPE": 3.0, "RF": 4.0, "HYPERBAND": 10.0}
+    outcome = claims.gp_spread(results_with(errors_with_spreads({"GP": 5.0}, spreads)))
+    _, mrbi = outcome.our_value.split("; ")
+    assert mrbi == "mrbi: GP std 3.50, median of the methods 3.50"
+
+
 def test_a_claim_on_both_datasets_reports_the_values_of_each() -> None:
     outcome = claims.hyperband_best(results_with(errors_where("HYPERBAND", RUNS)))
     mnist, mrbi = outcome.our_value.split("; ")
@@ -275,6 +283,17 @@ def test_tpe_correlation_is_the_absolute_rank_correlation() -> None:
     assert condition(claim_id("tpe_correlated"), results) == [True, True]
 
 
+def test_the_tpe_claim_without_tpe_traces_is_not_evaluated() -> None:
+    from analysis.claims import NOT_EVALUATED, run_claim
+
+    results = results_with(errors_where("HYPERBAND", RUNS))
+    results.traces = _mnist_random_search(2)  # MNIST: random search only, no TPE run yet
+    (s8,) = [c for c in claims.CLAIMS if c.evaluate is claims.tpe_correlated]
+    record = run_claim(s8, results)
+    assert record.status == NOT_EVALUATED
+    assert record.reason == "missing input: no mnist traces of ['TPE']"
+
+
 def test_one_layer_share_counts_the_one_layer_networks() -> None:
     frames = []
     for method in ("skopt-gp", "tpe", "skopt-rf"):
@@ -285,6 +304,18 @@ def test_one_layer_share_counts_the_one_layer_networks() -> None:
     results = results_with(errors_where("HYPERBAND", RUNS))
     results.traces = pd.concat(frames, ignore_index=True)
     assert condition(claim_id("one_layer_preferred"), results) == [True, True, True]
+
+
+def test_the_one_layer_claim_reports_whole_percent_shares() -> None:
+    frames = []
+    for method in ("skopt-gp", "tpe", "skopt-rf"):
+        for r in range(RUNS):  # 2 of 3 one-layer: 66.7 %, shown as 67
+            frames.append(traces_for("mrbi", method, r, param_layer_2=["False", "False", "True"],
+                                     param_layer_3=["False"] * 3))  # fmt: skip
+    results = results_with(errors_where("HYPERBAND", RUNS))
+    results.traces = pd.concat(frames, ignore_index=True)
+    outcome = claims.one_layer_preferred(results)
+    assert outcome.our_value == "one-layer share: GP 67 %, TPE 67 %, RF 67 %"
 
 
 def test_the_most_exploratory_bracket_is_the_one_with_most_configurations() -> None:
@@ -427,3 +458,225 @@ def _levels(lines: list[Line2D], colour: str, style: str) -> list[float]:
     mean)."""
     return [float(line.get_ydata()[0]) for line in lines
             if line.get_color() == colour and line.get_linestyle() == style]  # fmt: skip
+
+
+# ------------------------------------------------- hand-computed: tables beside the seed's
+
+
+def _seed_tsv(name: str) -> pd.DataFrame:
+    """One of the seed's tables, read straight from its file."""
+    return pd.read_csv(seed.TABLES_DIR / name, sep="\t")
+
+
+def test_errors_beside_seed_puts_ours_above_the_seed_s_row_with_its_runs() -> None:
+    from analysis.surrogates import report
+
+    ours = pd.DataFrame(
+        {"valid mean": [5.0], "valid median": [4.5], "valid std": [np.nan],
+         "test mean": [6.25], "test median": [6.0], "test std": [0.5], "runs": [3]},
+        index=["RANDOM"],
+    )  # fmt: skip
+    table = report.errors_beside_seed(ours, "mnist")
+    seed_rows = _seed_tsv("table2.2_mnist_error.tsv").set_index("method")
+    expected_index = ["RANDOM (ours)", "RANDOM (seed)"]
+    expected_index += [f"{m} (seed)" for m in data.SEED_ORDER[1:] if m in seed_rows.index]
+    assert list(table.index) == expected_index
+    assert table.loc["RANDOM (ours)"].to_dict() == {
+        "valid mean": "5.00", "valid median": "4.50", "valid std": MISSING,
+        "test mean": "6.25", "test median": "6.00", "test std": "0.50", "runs": "3",
+    }  # fmt: skip
+    random = seed_rows.loc["RANDOM"]
+    assert table.loc["RANDOM (seed)", "valid median"] == f"{random['val_median']:.2f}"
+    assert table.loc["RANDOM (seed)", "runs"] == "10"  # the seed's 10 runs per method
+    alone = report.errors_beside_seed(ours, "other")  # a part the seed did not run
+    assert list(alone.index) == ["RANDOM (ours)"]
+
+
+def test_shares_beside_seed_rounds_to_whole_percent_and_labels_layers() -> None:
+    from analysis.surrogates import report
+
+    index = pd.MultiIndex.from_tuples([("GP", 1), ("GP", 2)], names=["method", "layers"])
+    ours = pd.DataFrame({"all iterations": [62.4, 37.6]}, index=index)
+    reference = pd.DataFrame({"all iterations": [65.2, 16.0]}, index=index)
+    table = report.shares_beside_seed(ours, reference)
+    assert list(table.index) == ["GP, 1 layer", "GP, 2 layers"]
+    assert table.to_dict(orient="list") == {
+        "all iterations": ["62", "38"],
+        "seed: all iterations": ["65", "16"],
+    }
+
+
+def test_ard_beside_seed_gives_the_seed_s_median_and_our_relevance_verdict() -> None:
+    from analysis.surrogates import report
+
+    seed_ard = _seed_tsv("table2.3_mnist_ard.tsv").set_index("hyperparameter")
+    ours = pd.DataFrame(
+        {"median 1/ℓ": [2.0, 0.5, 1.0], "q25": [1.0, 0.25, 0.5], "q75": [3.0, 0.75, 1.5]},
+        index=pd.Index(["learning_rate", "decay", "not_in_the_seed"], name="hyperparameter"),
+    )
+    table = report.ard_beside_seed(ours)
+    assert table["seed median 1/ℓ"].tolist() == [
+        f"{seed_ard.loc['learning_rate', 'inverse_length_scale']:.2f}",
+        f"{seed_ard.loc['decay', 'inverse_length_scale']:.2f}",
+        MISSING,
+    ]
+    assert table["relevant (ours, 1/ℓ ≥ 1)"].tolist() == ["yes", "no", "yes"]  # 1/ℓ ≥ 1
+    assert table["median 1/ℓ"].tolist() == ["2.00", "0.50", "1.00"]
+
+
+# ------------------------------------------------------- hand-computed: figures and sections
+
+
+def test_the_box_plots_are_labelled_by_method_in_the_seed_s_order() -> None:
+    from analysis.surrogates import report
+
+    errors = errors_where("GP", 3)
+    figure = report.boxplot_figure(errors[errors["part"] == "mnist"], "MNIST")
+    for ax in figure.axes:
+        assert [t.get_text() for t in ax.get_xticklabels()] == list(data.SEED_ORDER)
+
+
+def test_the_convergence_figure_has_two_panels_side_by_side_with_each_method_s_medians() -> None:
+    from analysis.surrogates import report
+
+    by_iteration = pd.DataFrame({"GP": [9.0, 8.0, 7.0], "RANDOM": [9.5, 9.0, 8.5]}, index=[1, 2, 3])
+    by_epochs = pd.DataFrame({"GP": [9.0, 7.0], "RANDOM": [np.nan, 8.5]}, index=[2.0, 6.0])
+    figure = report.convergence_figure(by_iteration, by_epochs, "MNIST")
+    left, right = figure.axes
+    assert left.get_position().y0 == pytest.approx(right.get_position().y0)
+    assert left.get_position().x0 < right.get_position().x0
+    lines = {line.get_label(): line for line in left.lines}
+    assert list(lines) == ["RANDOM", "GP"]  # the seed's order
+    assert lines["GP"].get_ydata().tolist() == [9.0, 8.0, 7.0]
+    lines = {line.get_label(): line for line in right.lines}
+    assert lines["RANDOM"].get_xdata().tolist() == [6.0]  # the NaN before it left out
+    assert lines["GP"].get_ydata().tolist() == [9.0, 7.0]
+
+
+def _curves_of_two_runs() -> pd.DataFrame:
+    """GP on MNIST, two runs of three evaluations: best-so-far 10, 8, 8 and 12, 9, 6 (%),
+    epochs 1, 2, 3 and 1, 3, 5."""
+    rows = [
+        ("g0", 1, 1.0, 10.0), ("g0", 2, 2.0, 8.0), ("g0", 3, 3.0, 8.0),
+        ("g1", 1, 1.0, 12.0), ("g1", 2, 3.0, 9.0), ("g1", 3, 5.0, 6.0),
+    ]  # fmt: skip
+    frame = pd.DataFrame(rows, columns=["run_id", "iteration", "epochs", "best"])
+    return frame.assign(part="mnist", method="GP")
+
+
+def test_the_part_section_writes_the_median_curve_by_iteration(tmp_path: Path) -> None:
+    from analysis.render import FigureSet
+    from analysis.surrogates import report
+
+    results = results_with(errors_where("GP", 3))
+    results.curves = _curves_of_two_runs()
+    report.part_section(results, "mnist", lambda *_: "", FigureSet(tmp_path))
+    saved = pd.read_csv(tmp_path / "tables" / "surrogates_mnist_convergence_iterations.csv")
+    # medians of (10, 12), (8, 9), (8, 6)
+    assert saved.set_index("iteration")["GP"].tolist() == pytest.approx([11.0, 8.5, 7.0])
+
+
+def _mnist_random_search(runs: int, method: str = "rs") -> pd.DataFrame:
+    """``runs`` × 4 evaluations of ``method`` on MNIST over the learning rate and the units."""
+    rng = np.random.default_rng(1)
+    u = rng.uniform(size=(4 * runs, 2))
+    run_ids = np.repeat([f"{method}{r}" for r in range(runs)], 4)
+    return pd.DataFrame(
+        {"part": "mnist", "method": method, "run_id": run_ids,
+         "iteration": np.tile(np.arange(1, 5), runs), "u_learning_rate": u[:, 0],
+         "u_units_1": u[:, 1], "param_learning_rate": u[:, 0], "param_units_1": u[:, 1],
+         "valid_loss": np.sin(3 * u[:, 0])}
+    )  # fmt: skip
+
+
+def test_the_ard_section_fits_the_random_search_runs_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from analysis.surrogates import report
+
+    monkeypatch.setattr(ard, "relevance_table", lambda rows: _relevance_of(rows))
+    results = results_with(errors_where("GP", 3))
+    results.traces = pd.concat(
+        [_mnist_random_search(2), _mnist_random_search(3, "tpe")], ignore_index=True
+    )
+    written: dict[str, pd.DataFrame] = {}
+
+    def write(frame: pd.DataFrame, name: str, *_: object) -> str:
+        written[name] = frame
+        return ""
+
+    text = report.ard_section(results, write)
+    assert "of the 8 random-search configurations" in text  # 2 runs × 4, not tpe's 12
+    assert written["surrogates_ard"]["median 1/ℓ"].tolist() == ["8.00", "8.00"]
+
+
+def _relevance_of(rows: pd.DataFrame) -> pd.DataFrame:
+    """A stand-in for the ARD fit: 1/ℓ = the number of rows fitted, for each hyperparameter."""
+    names = pd.Index(["a", "b"], name="hyperparameter")
+    n = float(len(rows))
+    return pd.DataFrame({"median 1/ℓ": n, "q25": n, "q75": n}, index=names)
+
+
+def test_the_layers_section_counts_mrbi_s_finished_hyperband_configurations_only() -> None:
+    from analysis.surrogates import report
+
+    results = results_with(errors_where("GP", 3))
+    generated = traces_for("mrbi", "tpe", 0, param_layer_2=["False", "True"],
+                           param_layer_3=["False", "False"])  # fmt: skip
+    results.traces = generated
+    # MRBI: one finished one-layer configuration; MNIST (not this table): two two-layer ones
+    results.configs = pd.DataFrame(
+        {"part": ["mrbi", "mnist", "mnist"], "run_id": ["a", "b", "b"], "bracket": [0, 0, 0],
+         "finished": True, "layers": [1, 2, 2]}
+    )  # fmt: skip
+    written: dict[str, pd.DataFrame] = {}
+
+    def write(frame: pd.DataFrame, name: str, *_: object) -> str:
+        written[name] = frame
+        return f"<{name}>"
+
+    text = report.layers_section(results, write)
+    assert text == (
+        "## Tables 2.5–2.6: number of hidden layers (MRBI)\n\nThe prior is 50/25/25 %.\n\n"
+        "<surrogates_layers_generated>\n<surrogates_layers_finished>"
+    )
+    generated_table = written["surrogates_layers_generated"]
+    assert generated_table.loc["TPE, 1 layer", "all iterations"] == "50"  # 1 of 2
+    assert generated_table.loc["TPE, 1 layer", "seed: all iterations"] == "71"  # Table 2.5
+    finished = written["surrogates_layers_finished"]
+    assert finished.loc["HYPERBAND, 1 layer", "all brackets"] == "100"  # 1 of 1, MRBI's
+    assert finished.loc["HYPERBAND, 2 layers", "all brackets"] == "0"
+
+
+def test_the_report_sections_end_with_the_claims_tally(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from analysis.plugins import ReportContext
+    from analysis.surrogates import report
+
+    monkeypatch.setattr(ard, "relevance_table", lambda rows: _relevance_of(rows))
+    results = results_with(errors_where("HYPERBAND", RUNS))
+    results.traces = pd.concat(
+        [_mnist_random_search(2), _mnist_random_search(3, "tpe")], ignore_index=True
+    )
+    monkeypatch.setattr(report, "Results", lambda context: results)
+    written: dict[str, pd.DataFrame] = {}
+
+    def write(frame: pd.DataFrame, name: str, *_: object) -> str:
+        written[name] = frame
+        return f"<{name}>"
+
+    context = ReportContext(tmp_path, pd.DataFrame(), tmp_path, write)
+    out = report.sections(context)
+    assert "<surrogates_ard>" in out[-4]
+    # S1 (Hyperband's lowest medians) is decided on 5 runs; the traces' claims are not
+    records = {c.id: run_claim_status(c, results) for c in claims.CLAIMS}
+    reproduced = sum(s == "reproduced" for s in records.values())
+    assert f"{reproduced} reproduced" in out[-1]
+    assert list(written["surrogates_claims"].index) == [c.id for c in claims.CLAIMS]
+
+
+def run_claim_status(claim: object, results: object) -> str:
+    from analysis.claims import run_claim
+
+    return run_claim(claim, results).status

@@ -138,6 +138,9 @@ def tpe_correlated(results: Results) -> Outcome:
         if traces.empty:
             raise MissingInput(f"no {part} traces")
         rows = data.seed_names(traces)
+        absent = [m for m in ("TPE", "RANDOM") if not (rows["method"] == m).any()]
+        if absent:
+            raise MissingInput(f"no {part} traces of {absent}")
         mean = {
             m: rows[rows["method"] == m].groupby("run_id").apply(_rank_correlation).mean()
             for m in ("TPE", "RANDOM")
