@@ -44,7 +44,7 @@ from hpo.evaluation.instances import InstanceObjective, make_instances
 from hpo.evaluation.objective import make_objective
 from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard
-from hpo.space.priors import prior_space_from_config
+from hpo.space.prior_files import prior_space_from_config
 from hpo.space.search_space import Categorical, Space
 
 

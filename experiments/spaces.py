@@ -20,7 +20,8 @@ import yaml
 
 from hpo.cash.space import MAX_ENSEMBLE, CashSpace, ComponentLibrary, build_cash_space
 from hpo.learners.registry import PREFIX_SEPARATOR
-from hpo.space.priors import PriorSpace, prior_space_from_config
+from hpo.space.prior_files import prior_space_from_config
+from hpo.space.priors import PriorSpace
 from hpo.space.search_space import Space, SpaceError
 
 SPACE_DIR = Path(__file__).resolve().parents[1] / "conf" / "space"

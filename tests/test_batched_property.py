@@ -63,7 +63,8 @@ from hpo.learners.network_settings import (  # noqa: E402
     NetworkSettings,
 )
 from hpo.learners.torch_network import FeedForwardNetwork, Network, _holdout  # noqa: E402
-from hpo.space.priors import PriorSpace, prior_space_from_config  # noqa: E402
+from hpo.space.prior_files import prior_space_from_config  # noqa: E402
+from hpo.space.priors import PriorSpace  # noqa: E402
 from hpo.space.search_space import Categorical, Integer, Real  # noqa: E402
 
 SPACES = ("ffnn_mnist", "ffnn_mrbi")

@@ -22,7 +22,7 @@ from experiments.compose import compose_run
 from experiments.results import config_hash
 from experiments.single import run_and_save
 from experiments.spaces import load_prior_space
-from hpo.space.priors import with_priors
+from hpo.space.prior_files import with_priors
 
 
 def _row(dataset: str, learner: str, kind: str, scores: list[float], **extra) -> dict:

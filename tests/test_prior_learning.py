@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from hpo.space.prior_distributions import GaussianMixture
+from hpo.space.prior_files import with_priors
 from hpo.space.prior_learning import (
     GeneralPriorLearner,
     OnlineGaussianMixture,
@@ -16,7 +18,6 @@ from hpo.space.prior_learning import (
     learn_general_priors,
     merge_components,
 )
-from hpo.space.priors import GaussianMixture, with_priors
 
 
 @pytest.mark.parametrize(

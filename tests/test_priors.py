@@ -15,19 +15,17 @@ import yaml
 from scipy import stats
 
 from experiments.spaces import is_cash, load_space, space_choices, space_config
-from hpo.space.priors import (
+from hpo.space.prior_distributions import (
     CategoricalWeights,
     GaussianMixture,
     LogNormal,
     LogUniform,
     Normal,
     PriorError,
-    PriorSpace,
     Uniform,
-    prior_file,
-    prior_space_from_config,
-    with_priors,
 )
+from hpo.space.prior_files import prior_file, prior_space_from_config, with_priors
+from hpo.space.priors import PriorSpace
 
 TREE = Path(__file__).resolve().parents[1] / "conf" / "space" / "seed003.yaml"
 KS_ALPHA = 0.01  # a correct sampler fails one KS test in a hundred; the seeds below are fixed

@@ -13,7 +13,7 @@ the per-context priors, and the parametric-density sampler with its uniform fall
   scores. Below ``fit_threshold`` (default 0: the prior is no better than uninformative) the next
   configuration is drawn uniformly; the test is repeated before every draw, so sampling returns
   to the prior when the fit recovers. ``priors`` (a prior file's mapping, e.g. one written by
-  :func:`hpo.space.priors.prior_file` from learned mixtures) replaces the space's own priors.
+  :func:`hpo.space.prior_files.prior_file` from learned mixtures) replaces the space's own priors.
 
 Both propose configurations (virtual parameters included; the runner removes them before the
 learner is built, §3.1.2) and keep their unit-cube encodings as ``X`` like every optimizer.
@@ -29,7 +29,8 @@ import numpy as np
 from scipy import stats
 
 from hpo.optimizers.base import Optimizer, PriorConsumer, Proposal
-from hpo.space.priors import PriorSpace, with_priors
+from hpo.space.prior_files import with_priors
+from hpo.space.priors import PriorSpace
 from hpo.space.search_space import Space
 
 FIT_THRESHOLD = 0.0  # [decision] Spearman's rho between log prior density and score

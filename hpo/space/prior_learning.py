@@ -6,9 +6,9 @@ mixture from past runs: a value whose performance index ``s`` passes a Monte-Car
 while the merged Gaussian stays faithful to what it replaces (SIMPLIFY, after Declercq & Piater's
 uncertain Gaussian model): ``D = (1/|I|) int_I |F_hat(x) - F_n(x)| dx`` (eq. 4.3), fidelity
 ``exp(-D^2 / T_D^2)`` (eq. 4.4), merge by moment matching (eqs 4.5-4.8, where the seed's sigma
-denotes a variance). The learned mixture becomes a :class:`hpo.space.priors.GaussianMixture`, and
-so a
-prior file (:func:`hpo.space.priors.prior_file`).
+denotes a variance). The learned mixture becomes a
+:class:`hpo.space.prior_distributions.GaussianMixture`, and so a prior file
+(:func:`hpo.space.prior_files.prior_file`).
 
 Decisions (docs/hierarchical.md): a new component has weight 1 and standard deviation 0.05 x the
 parameter's range; ``F_n`` is the CDF of the two components a merge replaces; ``I`` spans their
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import ndtr
 
-from hpo.space.priors import GaussianMixture
+from hpo.space.prior_distributions import GaussianMixture
 
 NEW_WEIGHT = 1.0
 NEW_WIDTH = 0.05  # standard deviation of a new component, as a share of the parameter's range
@@ -216,10 +216,10 @@ def general_prior_file(
     learned: Mapping[tuple[str, ...], LearnedPrior],
     fallback: Sequence[Mapping[str, object]] = (),
 ) -> dict[str, object]:
-    """The prior file (:func:`hpo.space.priors.with_priors`) that gives ``parameter`` its learned
-    mixture in each signature (``when:`` the signature's values), then the ``fallback`` entries
-    (e.g. the space's own priors) for the contexts nothing was learned in: the first match
-    wins."""
+    """The prior file (:func:`hpo.space.prior_files.with_priors`) that gives ``parameter`` its
+    learned mixture in each signature (``when:`` the signature's values), then the ``fallback``
+    entries (e.g. the space's own priors) for the contexts nothing was learned in: the first
+    match wins."""
     entries: list[Mapping[str, object]] = [
         {"when": {name: [value] for name, value in zip(signature_names, signature, strict=True)}}
         | learned[signature].prior.to_config()
