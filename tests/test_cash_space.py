@@ -13,13 +13,8 @@ from sklearn.datasets import load_diabetes, load_wine
 from experiments.spaces import load_cash_library
 from hpo.cash.space import ComponentLibrary, build_cash_space, space_size_log10
 from hpo.learners import FitGuard, fit_and_predict
-from hpo.learners.autoweka import (
-    OneR,
-    SimpleLinearRegression,
-    SubsetSearch,
-    _merit,
-    build_estimator,
-)
+from hpo.learners.autoweka import build_estimator
+from hpo.learners.weka_estimators import OneR, SimpleLinearRegression, SubsetSearch, _merit
 from hpo.space.search_space import SpaceError
 
 
