@@ -174,19 +174,7 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
     _choice("pm_domain", cfg.get("pm_domain", "space"), PM_DOMAINS)
     try:
         dataset = resolve_name(str(cfg["dataset"]))
-        settings = ProtocolSettings(
-            validation=protocol["validation"],
-            n_folds=int(protocol["n_folds"]),
-            valid_frac=float(protocol["valid_frac"]),
-            test_frac=float(protocol["test_frac"]),
-            selection_frac=float(protocol["selection_frac"]),
-            selection_split=bool(optimizer["selection_split"]),
-            reshuffle=bool(optimizer["reshuffle"]),
-            train_cap=None if protocol["train_cap"] is None else int(protocol["train_cap"]),
-            cap_selection_share=float(protocol["cap_selection_share"]),
-            stratify=_stratify(protocol["stratify"]),
-            standardize=boolean("protocol.standardize", protocol.get("standardize", False)),
-        )
+        settings = _protocol_settings(protocol, optimizer)
         guard = FitGuard(**dict(cfg["fit_guard"]))
         limits = _limits(cfg.get("limits"))
     except (DatasetError, ValueError, TypeError) as err:
@@ -204,42 +192,74 @@ def spec_from_config(cfg: Mapping[str, Any], experiment: str | None = None) -> R
                 objective=_objective(optimizer.get("performance_index"), space),
                 fit_guard=guard,
             ),
-            Method(
-                optimizer=optimizer_family(optimizer),
-                rules=dict(optimizer["rules"]),
-                settings=_optimizer_settings(optimizer),
-                pm_domain=str(cfg.get("pm_domain", "space")),
-                vote_ties=str(cfg.get("vote_ties", "lowest")),
-                post_hoc=_post_hoc(cfg.get("post_hoc") or {}),
-                stages=_stages(optimizer.get("model_selection")),
-            ),
+            _method(cfg, optimizer),
             Budget(
                 evaluations=_integer("budget", cfg["budget"], 1),
                 seconds=_time_budget(cfg.get("time_budget")),
                 clock=str(cfg.get("time_budget_kind", "wall")),
                 limits=limits,
             ),
-            Execution(
-                batch_networks={False: "off", True: "on"}.get(
-                    cfg.get("batch_networks", "off"), cfg.get("batch_networks")
-                ),
-                batch_size=_integer(
-                    "batch_networks_size",
-                    cfg.get("batch_networks_size", BATCH_NETWORKS_SIZE),
-                    1,
-                ),
-            ),
-            Outputs(
-                curves=boolean("curves", cfg.get("curves", True)),
-                predictions=boolean("predictions", cfg.get("predictions", False)),
-                probabilities=boolean("probabilities", cfg.get("probabilities", False)),
-                experiment=experiment,
-            ),
+            _execution(cfg),
+            _outputs(cfg, experiment),
             seed=_integer("seed", cfg["seed"], 0),
             repetition=_integer("repetition", cfg["repetition"], 0),
         )
     except ValueError as err:  # a part's own check: one line
         raise UsageError(str(err)) from err
+
+
+def _protocol_settings(
+    protocol: Mapping[str, Any], optimizer: Mapping[str, Any]
+) -> ProtocolSettings:
+    """The split protocol of a protocol file, with the method's reshuffling and selection split."""
+    return ProtocolSettings(
+        validation=protocol["validation"],
+        n_folds=int(protocol["n_folds"]),
+        valid_frac=float(protocol["valid_frac"]),
+        test_frac=float(protocol["test_frac"]),
+        selection_frac=float(protocol["selection_frac"]),
+        selection_split=bool(optimizer["selection_split"]),
+        reshuffle=bool(optimizer["reshuffle"]),
+        train_cap=None if protocol["train_cap"] is None else int(protocol["train_cap"]),
+        cap_selection_share=float(protocol["cap_selection_share"]),
+        stratify=_stratify(protocol["stratify"]),
+        standardize=boolean("protocol.standardize", protocol.get("standardize", False)),
+    )
+
+
+def _method(cfg: Mapping[str, Any], optimizer: Mapping[str, Any]) -> Method:
+    """The method part: the optimizer's family and settings, its rules and post-run stages."""
+    return Method(
+        optimizer=optimizer_family(optimizer),
+        rules=dict(optimizer["rules"]),
+        settings=_optimizer_settings(optimizer),
+        pm_domain=str(cfg.get("pm_domain", "space")),
+        vote_ties=str(cfg.get("vote_ties", "lowest")),
+        post_hoc=_post_hoc(cfg.get("post_hoc") or {}),
+        stages=_stages(optimizer.get("model_selection")),
+    )
+
+
+def _execution(cfg: Mapping[str, Any]) -> Execution:
+    """How the run executes where that changes numbers: networks trained batched, how many."""
+    return Execution(
+        batch_networks={False: "off", True: "on"}.get(
+            cfg.get("batch_networks", "off"), cfg.get("batch_networks")
+        ),
+        batch_size=_integer(
+            "batch_networks_size", cfg.get("batch_networks_size", BATCH_NETWORKS_SIZE), 1
+        ),
+    )
+
+
+def _outputs(cfg: Mapping[str, Any], experiment: str | None) -> Outputs:
+    """What the run writes beside its final outcomes (curves, predictions, probabilities)."""
+    return Outputs(
+        curves=boolean("curves", cfg.get("curves", True)),
+        predictions=boolean("predictions", cfg.get("predictions", False)),
+        probabilities=boolean("probabilities", cfg.get("probabilities", False)),
+        experiment=experiment,
+    )
 
 
 def _with_learner(space: Mapping[str, Any], target: str | None) -> Mapping[str, Any]:

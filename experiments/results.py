@@ -139,6 +139,27 @@ def provenance(optimizer: str = "", settings: str = "{}") -> dict[str, str]:
     return {"versions": json.dumps(versions, sort_keys=True), "git_revision": revision}
 
 
+# The results schema's typed columns (README, "Results schema"); a column a run lacks is skipped.
+STRING_COLUMNS = (
+    "row_type", "method", "rule", "run_id", "run_method", "experiment", "optimizer", "dataset",
+    "protocol", "space", "status", "config_hash", "method_hash", "versions", "git_revision",
+    "finished_at", "dataset_sha256",
+)  # fmt: skip
+INTEGER_COLUMNS = (
+    "batch",
+    "n_fits",
+    "fit_limit_hits",
+    "iteration",
+    "incumbent_iteration",
+    "ms_rank",
+)
+BOOLEAN_COLUMNS = ("test_fit_limit_hit",)
+FIRST_COLUMNS = (
+    "run_id", "row_type", "method", "rule", "dataset", "protocol", "repetition", "seed",
+    "iteration",
+)  # fmt: skip
+
+
 def assemble(
     spec: RunSpec,
     trace: pd.DataFrame,
@@ -156,8 +177,18 @@ def assemble(
     for row_type, rows in (stage_rows or {}).items():
         parts.append(rows.assign(row_type=row_type, method=spec.method.name, rule=pd.NA))
     table = pd.concat(parts, ignore_index=True, sort=False)
+    columns = _identity_columns(spec, trace, run_seconds, data_provenance or {})
+    for column, value in columns.items():
+        table[column] = value
+    return _typed(table)
+
+
+def _identity_columns(
+    spec: RunSpec, trace: pd.DataFrame, run_seconds: float, data_provenance: Mapping[str, Any]
+) -> dict[str, Any]:
+    """What every row of a run's table carries: its identity, provenance and timing."""
     digest = config_hash(spec)  # once: the identity fingerprints the outside code and data file
-    identity = {
+    return {
         "run_id": f"{spec.method.name}:{spec.task.dataset}:{spec.task.protocol_name}:{spec.seed}:"
         f"{spec.repetition}:{digest}",
         "run_method": spec.method.name,
@@ -177,56 +208,23 @@ def assemble(
         "method_hash": method_hash(spec),
         "schema_version": SCHEMA_VERSION,
         **run_provenance(spec),
-        **(data_provenance or {}),
+        **data_provenance,
         "run_seconds": run_seconds,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
-    for column, value in identity.items():
-        table[column] = value
-    string_columns = [
-        "row_type",
-        "method",
-        "rule",
-        "run_id",
-        "run_method",
-        "experiment",
-        "optimizer",
-        "dataset",
-        "protocol",
-        "space",
-        "status",
-        "config_hash",
-        "method_hash",
-        "versions",
-        "git_revision",
-        "finished_at",
-    ]
-    if "dataset_sha256" in table:
-        string_columns.append("dataset_sha256")
-    table[string_columns] = table[string_columns].astype("string")
-    for column in (
-        "batch",
-        "n_fits",
-        "fit_limit_hits",
-        "iteration",
-        "incumbent_iteration",
-        "ms_rank",
-    ):
+
+
+def _typed(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with the schema's column types and its first columns first."""
+    strings = [c for c in STRING_COLUMNS if c in table]
+    table[strings] = table[strings].astype("string")
+    for column in INTEGER_COLUMNS:
         if column in table:
             table[column] = table[column].astype("Int64")
-    if "test_fit_limit_hit" in table:
-        table["test_fit_limit_hit"] = table["test_fit_limit_hit"].astype("boolean")
-    first = [
-        "run_id",
-        "row_type",
-        "method",
-        "rule",
-        "dataset",
-        "protocol",
-        "repetition",
-        "seed",
-        "iteration",
-    ]
+    for column in BOOLEAN_COLUMNS:
+        if column in table:
+            table[column] = table[column].astype("boolean")
+    first = list(FIRST_COLUMNS)
     return table[first + [c for c in table.columns if c not in first]]
 
 

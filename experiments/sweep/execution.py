@@ -9,7 +9,7 @@ import resource
 import sys
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import nullcontext
 from functools import lru_cache
 from pathlib import Path
@@ -122,7 +122,6 @@ def run_sweep(
 ) -> dict[str, int]:
     """Execute every unfinished run (finished ones are skipped, failed ones retried).
     ``progress``: a bar on a terminal, else a line every ``$HPO_PROGRESS_SECONDS`` seconds."""
-    from joblib import Parallel, delayed
     from joblib.externals.loky.process_executor import TerminatedWorkerError
     from tqdm.auto import tqdm
 
@@ -156,14 +155,7 @@ def run_sweep(
     with StatusLines(describe, interval_seconds()) if lines else nullcontext():
         while pending:
             try:
-                results = (
-                    Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-                        delayed(execute)(run, data_dir, max_memory_gb) for run in pending
-                    )
-                    if n_jobs != 1
-                    else (execute(run, data_dir, max_memory_gb) for run in pending)
-                )
-                for status, _ in results:
+                for status, _ in _executed(pending, n_jobs, data_dir, max_memory_gb):
                     counts[status] += 1
                     bar.update(1)
                     bar.set_postfix(failed=counts["failed"], refresh=False)
@@ -175,6 +167,19 @@ def run_sweep(
                 ]
     bar.close()
     return counts
+
+
+def _executed(
+    runs: Sequence[PlannedRun], n_jobs: int, data_dir: str | None, max_memory_gb: float | None
+) -> Iterator[tuple[str, float]]:
+    """Each run's (status, seconds) as it ends: in joblib's worker processes (any order), or
+    here one after another with ``n_jobs`` 1."""
+    if n_jobs == 1:
+        return (execute(run, data_dir, max_memory_gb) for run in runs)
+    from joblib import Parallel, delayed
+
+    parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    return parallel(delayed(execute)(run, data_dir, max_memory_gb) for run in runs)
 
 
 def run_all(
