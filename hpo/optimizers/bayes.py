@@ -14,24 +14,17 @@ import numpy as np
 
 from hpo.gp.acquisition import ExpectedImprovement, NegativePosteriorMean, single_threaded_blas
 from hpo.gp.acquisition_optimizers import (
-    AcquisitionOptimizer,
     GridLBFGS,
-    LocalSearch,
-    RandomCandidates,
-    Sampler,
     sobol_grid,
-    space_sampler,
 )
-from hpo.gp.kernels import make_kernel
 from hpo.gp.model import make_posterior
-from hpo.gp.slice_sampler import HyperChain, LogNormalHorseshoePriors, Priors, SpearmintPriors
+from hpo.gp.slice_sampler import HyperChain
+from hpo.gp.stack import build_gp_stack, check_choice
 from hpo.optimizers.base import Proposal, SurrogateOptimizer
 from hpo.space.search_space import Space
 
 INITIAL_DESIGNS = ("sobol", "random", "random_valid")
 PM_DOMAINS = ("space", "observed")
-PRIORS = ("spearmint", "lognormal")
-ACQUISITION_OPTIMIZERS = ("grid_lbfgs", "random", "local_search")
 EI_INCUMBENTS = ("observed_min", "posterior_mean_min")
 N_INITIAL = 2  # Spearmint proposes without a GP while fewer than 2 results are complete
 
@@ -126,54 +119,26 @@ class GPEIOptimizer(SurrogateOptimizer):
         impute: bool = True,
     ) -> None:
         super().__init__(space, budget, rng)
-        _check_choice("initial_design", initial_design, INITIAL_DESIGNS)
-        _check_choice("pm_domain", pm_domain, PM_DOMAINS)
-        _check_choice("priors", priors, PRIORS)
-        _check_choice("acquisition_optimizer", acquisition_optimizer, ACQUISITION_OPTIMIZERS)
-        _check_choice("ei_incumbent", ei_incumbent, EI_INCUMBENTS)
-        if fixed_noise is not None and not fixed_noise > 0:
-            raise ValueError(f"fixed_noise must be > 0 or None, got {fixed_noise!r}")
-        for name, value in (
-            ("n_samples", n_samples),
-            ("grid_size", grid_size),
-            ("grid_seed", grid_seed),
-        ):
-            if value < 1:
-                raise ValueError(f"{name} must be >= 1, got {value}")
+        check_choice("initial_design", initial_design, INITIAL_DESIGNS)
+        check_choice("pm_domain", pm_domain, PM_DOMAINS)
+        check_choice("ei_incumbent", ei_incumbent, EI_INCUMBENTS)
         if not loss_scale > 0:
             raise ValueError(f"loss_scale must be > 0, got {loss_scale!r}")
-        if burnin < 0 or n_refine < 0 or n_jitter < 0:
-            raise ValueError(
-                f"burnin, n_refine, n_jitter must be >= 0, got {burnin}, {n_refine}, {n_jitter}"
-            )
-        self.kernel = make_kernel(kernel, space)
+        stack = build_gp_stack(
+            space, kernel, n_samples, burnin, grid_size, grid_seed, n_refine, n_jitter,
+            noise_scale, amp2_scale, max_ls, priors, acquisition_optimizer, n_candidates,
+            ls_step, ls_restarts, ls_best_observed, ls_max_iter, impute, log_hypers, fixed_noise,
+        )  # fmt: skip
+        self.kernel, self.chain, self.sampler = stack.kernel, stack.chain, stack.sampler
+        self.acquisition_optimizer = stack.acquisition_optimizer
         self.n_samples = n_samples
         self.initial_design = initial_design
-        self.sampler = space_sampler(space, impute=impute)
         self.pm_domain = pm_domain
-        prior = make_priors(priors, noise_scale, amp2_scale, max_ls)
-        self.chain = HyperChain(
-            self.kernel, prior, burnin=burnin, log_hypers=log_hypers, fixed_noise=fixed_noise
-        )
         self.ei_incumbent = ei_incumbent
         self.standardize = standardize
         self.loss_scale = float(loss_scale)
         self._chain_units = (0.0, 1.0)  # (shift, scale) of the losses the chain state refers to
-        grid = sobol_grid(space.dim, grid_size, grid_seed)
-        self.acquisition_optimizer = make_acquisition_optimizer(
-            acquisition_optimizer,
-            space,
-            grid,
-            self.sampler,
-            n_refine=n_refine,
-            n_jitter=n_jitter,
-            n_candidates=n_candidates,
-            ls_step=ls_step,
-            ls_restarts=ls_restarts,
-            ls_best_observed=ls_best_observed,
-            ls_max_iter=ls_max_iter,
-        )
-        self.pm_optimizer = GridLBFGS(grid, n_refine=n_refine, n_jitter=0, observed="include")
+        self.pm_optimizer = GridLBFGS(stack.grid, n_refine=n_refine, n_jitter=0, observed="include")
         # Posterior-mean searches draw from their own stream, seeded per number of observations,
         # so that calling them never changes the proposals (and gives the same answer twice).
         self._pm_entropy = int(rng.integers(2**63))
@@ -251,7 +216,7 @@ class GPEIOptimizer(SurrogateOptimizer):
 
     def _posterior_mean_argmin(self, domain: str | None) -> np.ndarray:
         domain = self.pm_domain if domain is None else domain
-        _check_choice("domain", domain, PM_DOMAINS)
+        check_choice("domain", domain, PM_DOMAINS)
         X, y = self._data()
         if len(y) == 0:
             raise ValueError("posterior_mean_argmin needs at least one observation")
@@ -268,46 +233,3 @@ class GPEIOptimizer(SurrogateOptimizer):
             else:
                 self._pm_cache[key] = self.pm_optimizer.maximize(neg_mean, X, None, rng)
         return self._pm_cache[key].copy()
-
-
-def make_priors(priors: str, noise_scale: float, amp2_scale: float, max_ls: float) -> Priors:
-    """``"spearmint"`` (horseshoe, log-normal and top-hat priors of the given scales) or
-    ``"lognormal"`` (Chapter 5's, thesis §5.5)."""
-    _check_choice("priors", priors, PRIORS)
-    if priors == "spearmint":
-        return SpearmintPriors(noise_scale=noise_scale, amp2_scale=amp2_scale, max_ls=max_ls)
-    return LogNormalHorseshoePriors()
-
-
-def make_acquisition_optimizer(
-    name: str,
-    space: Space,
-    grid: np.ndarray,
-    sampler: Sampler,
-    n_refine: int,
-    n_jitter: int,
-    n_candidates: int,
-    ls_step: float,
-    ls_restarts: int,
-    ls_best_observed: int,
-    ls_max_iter: int,
-) -> AcquisitionOptimizer:
-    """One of :data:`ACQUISITION_OPTIMIZERS` (GP-EI and EO share them)."""
-    _check_choice("acquisition_optimizer", name, ACQUISITION_OPTIMIZERS)
-    if name == "grid_lbfgs":
-        return GridLBFGS(grid, n_refine=n_refine, n_jitter=n_jitter)
-    if name == "random":
-        return RandomCandidates(sampler, n_candidates=n_candidates)
-    return LocalSearch(
-        space,
-        step=ls_step,
-        n_restarts=ls_restarts,
-        n_best_observed=ls_best_observed,
-        max_iter=ls_max_iter,
-        sampler=sampler,
-    )
-
-
-def _check_choice(name: str, value: str, valid: tuple[str, ...]) -> None:
-    if value not in valid:
-        raise ValueError(f"{name} must be one of {valid}, got {value!r}")

@@ -43,10 +43,9 @@ from hpo.ensembles.caruana import first_argmin
 from hpo.ensembles.losses import check_loss
 from hpo.ensembles.pool import PredictionPool, Votes, mean_loss, stack_votes
 from hpo.gp.acquisition import ExpectedImprovement, single_threaded_blas
-from hpo.gp.acquisition_optimizers import sobol_grid, space_sampler
-from hpo.gp.kernels import make_kernel
 from hpo.gp.model import make_posterior
 from hpo.gp.slice_sampler import HyperChain
+from hpo.gp.stack import build_gp_stack, check_choice
 from hpo.optimizers.base import EnsembleProvider, Optimizer, PredictionsConsumer, Proposal
 from hpo.space.search_space import Space
 
@@ -121,45 +120,30 @@ class EnsembleOptimizer(Optimizer, PredictionsConsumer, EnsembleProvider):
         impute: bool = True,
         initial_design: str = "random",
     ) -> None:
-        from hpo.optimizers.bayes import _check_choice, make_acquisition_optimizer, make_priors
-
         super().__init__(space, budget, rng)
         check_loss(loss, EO_LOSSES)
         if not isinstance(ensemble_size, int) or ensemble_size < 2:
             raise ValueError(f"ensemble_size must be an integer >= 2, got {ensemble_size!r}")
         if not loss_scale > 0:
             raise ValueError(f"loss_scale must be > 0, got {loss_scale!r}")
-        if n_samples < 1 or burnin < 0:
-            raise ValueError(f"n_samples must be >= 1 and burnin >= 0, got {n_samples}, {burnin}")
+        check_choice("hyper_chain", hyper_chain, HYPER_CHAINS)
+        check_choice("initial_design", initial_design, INITIAL_DESIGNS)
+        stack = build_gp_stack(
+            space, kernel, n_samples, burnin, grid_size, grid_seed, n_refine, n_jitter,
+            noise_scale, amp2_scale, max_ls, priors, acquisition_optimizer, n_candidates,
+            ls_step, ls_restarts, ls_best_observed, ls_max_iter, impute,
+        )  # fmt: skip
+        self.kernel, self.chain, self.sampler = stack.kernel, stack.chain, stack.sampler
+        self.acquisition_optimizer = stack.acquisition_optimizer
         self.loss = loss
-        _check_choice("hyper_chain", hyper_chain, HYPER_CHAINS)
-        _check_choice("initial_design", initial_design, INITIAL_DESIGNS)
         self.hyper_chain = hyper_chain
         self.initial_design = initial_design
         self.loss_scale = float(loss_scale)
         self.slots: list[int | None] = [None] * ensemble_size  # 0-based pool indices
         self.pool = PredictionPool()
-        self.kernel = make_kernel(kernel, space)
-        prior = make_priors(priors, noise_scale, amp2_scale, max_ls)
-        self.chain = HyperChain(self.kernel, prior, burnin=burnin)
         # per_slot: one chain per slot (copies of the fresh chain above)
         self.chains = [self.chain.copy() for _ in range(ensemble_size)]
         self.n_samples = n_samples
-        self.sampler = space_sampler(space, impute=impute)
-        grid = sobol_grid(space.dim, grid_size, grid_seed)
-        self.acquisition_optimizer = make_acquisition_optimizer(
-            acquisition_optimizer,
-            space,
-            grid,
-            self.sampler,
-            n_refine=n_refine,
-            n_jitter=n_jitter,
-            n_candidates=n_candidates,
-            ls_step=ls_step,
-            ls_restarts=ls_restarts,
-            ls_best_observed=ls_best_observed,
-            ls_max_iter=ls_max_iter,
-        )
         self.timings: dict[str, float] = {}
         self._scored: tuple[int, list[Votes]] | None = None  # (n, votes) of the last ask
 
