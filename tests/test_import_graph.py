@@ -178,8 +178,8 @@ def test_a_planted_circle_between_packages_is_found(tmp_path: Path) -> None:
 
 
 # The repository's layers, bottom up, and the packages each may import (docs/architecture.md):
-# the library knows no configuration, files of results or reports; the analysis reads results
-# files and knows no way of running them; the experiments run and write them.
+# the library knows no run's configuration (Hydra), files of results or reports; the analysis
+# reads results files and knows no way of running them; the experiments run and write them.
 LAYERS: dict[str, set[str]] = {
     "hpo": set(),
     "analysis": {"hpo"},
