@@ -28,7 +28,6 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-from analysis.layout import predictions_path
 from experiments.cluster import check_launcher_overrides, check_shards
 from experiments.command_line import check_overrides, open_settings, relabelled
 from experiments.config import UsageError, boolean, spec_from_config
@@ -39,6 +38,7 @@ from experiments.search_path import search_path, use_search_path
 from experiments.single import footnotes, prepare, run_and_save, summarize
 from experiments.spec import RunSpec
 from hpo.data.catalog import DatasetError
+from runfiles.layout import predictions_path
 
 
 def _single_run(cfg: DictConfig) -> None:

@@ -26,9 +26,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis import layout, stats
+from analysis import stats
 from hpo.data.catalog import catalog
 from hpo.evaluation.protocol import ProtocolSettings
+from runfiles import layout
 
 OUTCOME_COLUMNS = (
     "run_id", "method", "dataset", "protocol", "part", "repetition", "iteration", "budget",
@@ -87,7 +88,7 @@ def _read_columns(
 
 def _run_files(runs_dir: Path) -> list[Path]:
     """Every run file under ``runs_dir``, at any depth (``<part>/<dataset>/`` or ``<dataset>/``),
-    without the predictions sidecars (:func:`analysis.layout.run_files`)."""
+    without the predictions sidecars (:func:`runfiles.layout.run_files`)."""
     return layout.run_files(runs_dir)
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import figures, layout, load, overtuning, plugins, provenance, render, runs
+from analysis import figures, load, overtuning, plugins, provenance, render, runs
+from runfiles import layout
 
 OVERTUNING_CITATION = (
     "Schneider, Bischl & Feurer, *Overtuning in Hyperparameter Optimization*, arXiv 2506.19540 "

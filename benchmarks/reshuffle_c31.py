@@ -55,13 +55,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
-from analysis import layout
 from analysis.load import load_outcomes
 from analysis.stats import wilcoxon_pvalue
 from experiments.spaces import space_config
 from hpo.gp.kernels import make_kernel
 from hpo.gp.slice_sampler import HyperChain, SpearmintPriors
 from hpo.space.search_space import space_from_config
+from runfiles import layout
 
 THESIS_118 = {"count": 36, "datasets": 118, "p": 0.0001}  # Table 3.2; App. B p (ch2-3 spec §6)
 THESIS_87 = {"better": 53, "worse": 26, "mean_pp": 0.56, "p": 0.0004, "datasets": 87}

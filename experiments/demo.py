@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import layout
 from analysis.report import write_report
 from analysis.stats import average_ranks
 from experiments.sweep import RESULTS_ROOT, consolidate, plan, run_sweep
+from runfiles import layout
 
 
 def main(results_root: Path = RESULTS_ROOT, n_jobs: int = -1, experiment: str = "demo") -> int:

@@ -30,7 +30,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-OWN_PACKAGES = ("hpo", "experiments", "analysis", "benchmarks")
+OWN_PACKAGES = ("hpo", "runfiles", "experiments", "analysis", "benchmarks")
 DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 
 

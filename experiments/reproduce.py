@@ -15,10 +15,8 @@ import argparse
 import sys
 import time
 
-from analysis import layout
 from experiments.config import UsageError
 from experiments.progress import interval_seconds
-from experiments.results import ensure_writable
 from experiments.search_path import use_search_path
 from experiments.sweep import (
     RESULTS_ROOT,
@@ -29,6 +27,8 @@ from experiments.sweep import (
     record_dataset_notes,
     run_all,
 )
+from runfiles import layout
+from runfiles.files import ensure_writable
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,8 +20,7 @@ from hpo.optimizers import (
 from hpo.records import Choice, Trace
 from hpo.rules.final_selection import SelectionRule, population_ends
 from hpo.space.search_space import Categorical, Integer, Space
-
-PREDICTION_KINDS = {"valid": 0, "selection": 1, "test": 2}
+from runfiles.schema import PREDICTION_COLUMNS, PREDICTION_KINDS, PROBABILITY_PREFIX
 
 
 @dataclass(frozen=True)
@@ -178,12 +177,6 @@ def _add_resource_columns(frame: pd.DataFrame, evaluations: list[Evaluation]) ->
         frame["resource_cumulative"] = pd.Series(np.nancumsum(spent), dtype="float64")
     if any(e.bracket is not None for e in evaluations):
         frame["bracket"] = pd.Series([e.bracket for e in evaluations], dtype="Int64")
-
-
-PREDICTION_COLUMNS = ("model", "split", "fold", "row", "prediction")
-
-
-PROBABILITY_PREFIX = "proba_"  # proba_<class>: the sidecar's probability columns (seed 003)
 
 
 def prediction_block(

@@ -15,22 +15,14 @@ from tqdm.auto import tqdm
 from experiments.interrupt import writing_results
 from experiments.journal import Journal
 from experiments.progress import RunProgress, StatusLines, interval_seconds, on_terminal
-from experiments.results import (
-    ensure_writable,
-    inspect_results_file,
-    is_stale,
-    read_run,
-    set_aside,
-    spec_from_file,
-    stored_revision,
-    write_run,
-)
+from experiments.results import inspect_results_file, is_stale, write_run
 from experiments.run_tables import RunResult
 from experiments.runner import run
 from experiments.spaces import plain_space
 from experiments.spec import RunSpec
 from hpo.data.catalog import Dataset, dataset_task
 from hpo.optimizers import optimizer_class
+from runfiles.files import ensure_writable, read_run, set_aside, spec_from_file, stored_revision
 
 
 def planned_evaluations(spec: RunSpec) -> int:

@@ -20,10 +20,10 @@ import yaml
 from experiments.compose import compose_run
 from experiments.config import UsageError, check_method
 from experiments.objectives import ObjectiveFunction
-from experiments.results import without_timing
 from hpo.optimizers import make_optimizer, optimizer_class
 from hpo.optimizers.carps_optimizer import active_config
 from hpo.testing import TOY_CONDITIONAL_SPACE, check_optimizer
+from runfiles.files import without_timing
 
 carps = pytest.importorskip("carps")
 nevergrad = pytest.importorskip("nevergrad")

@@ -20,12 +20,12 @@ import pytest
 
 from experiments.compose import compose_run
 from experiments.config import UsageError, check_method
-from experiments.results import read_predictions
-from experiments.run_tables import PREDICTION_KINDS
 from experiments.single import run_and_save
 from experiments.sweep import plan
 from hpo.data.catalog import load_dataset
 from hpo.ensembles import forward_greedy, majority_vote
+from runfiles.files import read_predictions
+from runfiles.schema import PREDICTION_KINDS
 
 REPO = Path(__file__).resolve().parents[1]
 FAST_GP = {"burnin": 5, "n_samples": 2, "ls_restarts": 2, "ls_best_observed": 2, "ls_max_iter": 5}

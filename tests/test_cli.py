@@ -11,7 +11,7 @@ import pytest
 
 from experiments.command_line import check_overrides
 from experiments.config import UsageError
-from experiments.results import without_timing
+from runfiles.files import without_timing
 
 REPO = Path(__file__).resolve().parents[1]
 

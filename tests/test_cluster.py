@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.results import without_timing
 from experiments.sweep import consolidate, plan
+from runfiles.files import without_timing
 
 pytest.importorskip("hydra_plugins.hydra_submitit_launcher", reason="needs the cluster extra")
 

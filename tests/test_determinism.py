@@ -3,7 +3,7 @@
 Every random stream is derived from (seed, dataset, repetition, purpose) (:mod:`hpo.seeding`),
 so two fresh interpreters given the same command must write results whose every value is the
 same to the last bit: floats are compared by their bit patterns, not to a tolerance. Only the
-timing columns (:data:`experiments.results.TIMING_COLUMNS`) may differ. Across machines the
+timing columns (:data:`runfiles.schema.TIMING_COLUMNS`) may differ. Across machines the
 last bits may differ; that is ``tests/test_chapter3_regression.py``'s concern.
 
 The second test plants one unseeded draw (a sitecustomize that nudges random search's proposals
@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.results import bit_differences, without_timing
+from runfiles.files import bit_differences, without_timing
 
 REPO = Path(__file__).resolve().parents[1]
 PLANTED_UNSEEDED_DRAW = """

@@ -10,8 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.results import read_predictions
-from experiments.run_tables import PREDICTION_KINDS
 from experiments.single import run_and_save
 from experiments.spec import RunSpec
 from hpo.data.catalog import load_dataset
@@ -22,6 +20,8 @@ from hpo.records import FoldPredictions, Trace
 from hpo.rules.ensemble import EnsembleOptimizerRule, PostHocRule
 from hpo.rules.registry import make_rule
 from hpo.space.search_space import Real, Space
+from runfiles.files import read_predictions
+from runfiles.schema import PREDICTION_KINDS
 
 SPACE = Space("unit", (Real("a", 0.0, 1.0), Real("b", 0.0, 1.0)))
 FAST_GP = dict(burnin=5, n_samples=2, grid_size=256, n_refine=2, n_jitter=2)

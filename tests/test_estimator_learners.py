@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from experiments.compose import compose_run
-from experiments.results import config_hash, without_timing
+from experiments.results import config_hash
 from experiments.runner import run
 from hpo.learners import learner_task, make_estimator
 from hpo.learners.guard import FitGuard
+from runfiles.files import without_timing
 
 REPO = Path(__file__).resolve().parents[1]
 TREES = "sklearn.ensemble.ExtraTreesClassifier"

@@ -20,6 +20,7 @@ from experiments.results import inspect_results_file
 from experiments.single import prepare, run_and_save
 from experiments.spec import RunSpec
 from experiments.sweep import plan, run_sweep, status
+from runfiles.files import without_timing
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -58,14 +59,14 @@ def _truncate(path: Path) -> None:
 def test_truncated_results_file_is_moved_aside_and_the_run_done_again(tmp_path: Path) -> None:
     spec, path = _spec(), tmp_path / "iris" / "run.parquet"
     run_and_save(spec, path)
-    reference = results.without_timing(pd.read_parquet(path))
+    reference = without_timing(pd.read_parquet(path))
     _truncate(path)
     assert "unreadable" in inspect_results_file(path, spec)
     finished, messages = prepare(path, spec)
     assert not finished and "moved to run.parquet.corrupt" in messages[0]
     assert (tmp_path / "iris" / "run.parquet.corrupt").exists()  # kept, never deleted
     run_and_save(spec, path)
-    pd.testing.assert_frame_equal(results.without_timing(pd.read_parquet(path)), reference)
+    pd.testing.assert_frame_equal(without_timing(pd.read_parquet(path)), reference)
     assert prepare(path, spec) == (True, [])
     other = _spec(seed=1)
     assert inspect_results_file(path, other) == "its stored run specification is not this run's"

@@ -37,10 +37,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from experiments import single
-from experiments.results import spec_from_file, without_timing
 from experiments.search_path import SEARCH_PATH_ENV
 from experiments.sweep import PlannedRun, execute, plan, run_sweep, status
 from experiments.sweep.cli import main as sweep_main
+from runfiles.files import spec_from_file, without_timing
 
 REPO = Path(__file__).resolve().parents[1]
 

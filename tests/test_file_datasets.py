@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import layout
 from experiments.compose import compose_run
 from experiments.results import config_hash, run_filename
 from experiments.runner import run
@@ -26,6 +25,7 @@ from hpo.data import files, openml_sets, sources
 from hpo.data.catalog import dataset_fingerprint, dataset_task, load_dataset
 from hpo.data.sources import Source, register_source
 from hpo.data.types import Dataset, DatasetError, zscore
+from runfiles import layout
 
 REPO = Path(__file__).resolve().parents[1]
 NUMERIC_TARGET = REPO / "tests" / "data" / "openml_numeric_target.csv"

@@ -15,7 +15,6 @@ import yaml
 from matplotlib.figure import Figure
 from scipy.stats import wilcoxon as scipy_wilcoxon
 
-from analysis import layout
 from analysis.hierarchical import claims, data, seed
 from analysis.report import write_report
 from experiments.compose import compose_run
@@ -23,6 +22,7 @@ from experiments.results import config_hash
 from experiments.single import run_and_save
 from experiments.spaces import load_prior_space
 from hpo.space.prior_files import with_priors
+from runfiles import layout
 
 
 def _row(dataset: str, learner: str, kind: str, scores: list[float], **extra) -> dict:

@@ -93,7 +93,7 @@ def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return cycles
 
 
-@pytest.mark.parametrize("package", ["hpo", "experiments", "analysis"])
+@pytest.mark.parametrize("package", ["hpo", "runfiles", "experiments", "analysis"])
 def test_no_module_of_a_package_imports_one_that_imports_it_back(package: str) -> None:
     assert import_cycles(import_graph(REPO, package)) == []
 
@@ -178,12 +178,15 @@ def test_a_planted_circle_between_packages_is_found(tmp_path: Path) -> None:
 
 
 # The repository's layers, bottom up, and the packages each may import (docs/architecture.md):
-# the library knows no run's configuration (Hydra), files of results or reports; the analysis
-# reads results files and knows no way of running them; the experiments run and write them.
+# the library knows no run's configuration (Hydra), files of results or reports; a run's files
+# (where they live, their columns, atomic writing and reading) are below both the analysis,
+# which reads them and knows no way of running them, and the experiments, which run and write
+# them.
 LAYERS: dict[str, set[str]] = {
     "hpo": set(),
-    "analysis": {"hpo"},
-    "experiments": {"hpo", "analysis"},
+    "runfiles": {"hpo"},
+    "analysis": {"hpo", "runfiles"},
+    "experiments": {"hpo", "runfiles", "analysis"},
 }
 
 
@@ -226,3 +229,6 @@ def test_a_planted_upward_import_is_found(tmp_path: Path) -> None:
     assert upward_imports(tmp_path, LAYERS) == []
     (tmp_path / "hpo/c.py").write_text("def f():\n    import experiments.sweep\n")
     assert upward_imports(tmp_path, LAYERS) == [("hpo.c", "experiments")]
+    (tmp_path / "runfiles").mkdir()
+    (tmp_path / "runfiles/d.py").write_text("from analysis.b import X\n")  # files below analysis
+    assert ("runfiles.d", "analysis") in upward_imports(tmp_path, LAYERS)

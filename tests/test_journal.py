@@ -21,13 +21,14 @@ import pytest
 from experiments.compose import compose_run
 from experiments.interrupt import Interrupted
 from experiments.journal import Journal, JournalError, check_journaled, journal_path
-from experiments.results import bit_differences, run_filename, without_timing
+from experiments.results import run_filename
 from experiments.runner import _set_up, run
 from experiments.single import run_and_save
 from experiments.spec import RunSpec
 from hpo.data.catalog import load_dataset
 from hpo.optimizers.base import Proposal
 from hpo.optimizers.random_search import RandomSearch
+from runfiles.files import bit_differences, without_timing
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -18,10 +18,10 @@ import yaml
 
 from experiments.compose import compose_run
 from experiments.config import UsageError, check_method
-from experiments.results import without_timing
 from hpo.optimizers import make_optimizer, optimizer_class
 from hpo.space.search_space import Categorical, Integer, Real
 from hpo.testing import TOY_CONDITIONAL_SPACE, check_optimizer
+from runfiles.files import without_timing
 
 optuna = pytest.importorskip("optuna")
 

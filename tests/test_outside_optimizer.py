@@ -18,9 +18,9 @@ import pytest
 
 from experiments.compose import compose_run
 from experiments.config import UsageError
-from experiments.results import without_timing
 from hpo.optimizers import make_optimizer, optimizer_class, optimizer_versions, setting_names
 from hpo.testing import check_optimizer
+from runfiles.files import without_timing
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "my_optimizer"

@@ -9,8 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.results import read_predictions
-from experiments.run_tables import PREDICTION_KINDS
 from experiments.runner import run
 from experiments.single import run_and_save
 from experiments.spaces import space_config
@@ -22,6 +20,8 @@ from hpo.evaluation.evaluator import Evaluator
 from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard
 from hpo.records import Choice, Member
+from runfiles.files import read_predictions
+from runfiles.schema import PREDICTION_KINDS
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -8,12 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.results import assemble, read_run, without_timing, write_atomic
+from experiments.results import assemble, write_atomic
 from experiments.runner import execute_run
 from experiments.spec import RunSpec
 from hpo.data.catalog import Dataset, load_dataset
 from hpo.evaluation.protocol import ProtocolSettings
 from hpo.optimizers import CLASSES, RandomSearch
+from runfiles.files import read_run, without_timing
 
 
 def _spec(**overrides) -> RunSpec:
@@ -191,17 +192,17 @@ def test_svm_validation_objective_is_the_svm_error_on_the_runs_hold_out_split() 
 def test_results_appear_at_their_path_only_once_completely_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import experiments.results as results
+    import pyarrow.parquet as pq
 
     spec = _spec(budget=2)
     table = assemble(spec, *execute_run(spec), 0.0)
-    original = results.pq.write_table
+    original = pq.write_table
 
     def write_then_die(arrow, where, *args, **kwargs):  # a worker killed mid-write
         original(arrow, where, *args, **kwargs)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(results.pq, "write_table", write_then_die)
+    monkeypatch.setattr(pq, "write_table", write_then_die)
     path = tmp_path / "run.parquet"
     with pytest.raises(KeyboardInterrupt):
         write_atomic(table, path, spec)

@@ -14,7 +14,6 @@ import pytest
 
 from experiments.compose import compose_run
 from experiments.config import UsageError
-from experiments.results import read_predictions, read_run
 from experiments.runner import run
 from experiments.single import run_and_save
 from experiments.spaces import load_prior_space, space_config
@@ -27,6 +26,7 @@ from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard, fit_and_predict
 from hpo.optimizers import make_optimizer
 from hpo.significance.comparisons import Candidate, select_models
+from runfiles.files import read_predictions, read_run
 
 FAST = ["dataset=sklearn-iris", "optimizer.model_selection.repeats=2"]
 FAST += ["optimizer.model_selection.folds=5", "protocol.n_folds=3"]

@@ -24,8 +24,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.results import spec_from_file, without_timing
 from experiments.sweep import consolidate, plan
+from runfiles.files import spec_from_file, without_timing
 
 pytest.importorskip("hydra_plugins.hydra_submitit_launcher", reason="needs the cluster extra")
 pytestmark = pytest.mark.slurm

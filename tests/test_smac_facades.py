@@ -14,12 +14,12 @@ import pytest
 pytest.importorskip("smac")
 
 from experiments.compose import compose_run  # noqa: E402
-from experiments.results import without_timing  # noqa: E402
 from experiments.runner import run  # noqa: E402
 from hpo.optimizers import make_optimizer  # noqa: E402
 from hpo.optimizers.smac import SMACOptimizer  # noqa: E402
 from hpo.space.search_space import space_from_config  # noqa: E402
 from hpo.testing import check_optimizer  # noqa: E402
+from runfiles.files import without_timing  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 

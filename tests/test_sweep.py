@@ -13,10 +13,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis import layout
-from experiments.results import without_timing
 from experiments.sweep import consolidate, execute, plan, run_sweep, status
 from experiments.sweep.cli import main as sweep_main
+from runfiles import layout
+from runfiles.files import without_timing
 
 REPO = Path(__file__).resolve().parents[1]
 SORT = ["run_id", "row_type", "method", "iteration"]

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import layout
 from experiments.compose import compose_run
 from experiments.results import write_atomic
 from experiments.spec import RunSpec
 from experiments.sweep import PlannedRun
 from experiments.sweep.planning import _dependent
+from runfiles import layout
 
 SPEC = compose_run(["optimizer=rs", "dataset=sklearn-iris", "budget=3"])
 DERIVED_FROM: list[list[PlannedRun]] = []

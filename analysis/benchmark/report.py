@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import layout, load, render, stats
+from analysis import load, render, stats
 from analysis.demo.report import (
     ScoreTables,
     _label,
@@ -25,6 +25,7 @@ from analysis.demo.report import (
 )
 from analysis.plugins import ReportContext
 from analysis.power import power
+from runfiles import layout
 
 ALPHA = 0.05
 

@@ -43,7 +43,6 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis import layout
 from analysis.figures import save
 from hpo.ensembles import (
     candidate_losses,
@@ -58,6 +57,7 @@ from hpo.gp.model import GPPosterior
 from hpo.optimizers.base import Proposal
 from hpo.optimizers.bayes import GPEIOptimizer
 from hpo.space.search_space import Real, Space
+from runfiles import layout
 
 LOSS_LABELS = {
     "zero_one": "zero-one ℓ01",

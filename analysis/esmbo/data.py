@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import layout
 from hpo.data.catalog import load_dataset
 from hpo.ensembles import majority_vote
 from hpo.tasks import REGRESSION, example_losses, task_of_targets
+from runfiles import layout
 
 PAPER_NAMES = {"esmbo": "ESMBO", "ers": "ERS", "smbo": "SMBO", "ers-argmin": "RS"}
 PAPER_ORDER = ("ESMBO", "ERS", "SMBO", "RS")

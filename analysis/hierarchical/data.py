@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from analysis import layout
 from hpo.data.catalog import SEED003_DATASETS
+from runfiles import layout
 
 METHOD_NAMES = {"hrs": "HRS", "pds": "PDS", "hypercube": "HC"}  # §3.4 (a), (c), (b)
 # our learner -> the seed's name (Appendix A; "StochasicGradientDescent" sic)

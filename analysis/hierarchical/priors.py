@@ -25,9 +25,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 from matplotlib.figure import Figure
 
-from analysis import layout
 from analysis.claims import Claim, MissingInput, Outcome
 from hpo.space.prior_learning import LearnedPrior, general_prior_file, learn_general_priors
+from runfiles import layout
 
 PART = "priors"
 PARAMETER = "svm__gamma"

@@ -35,7 +35,6 @@ runs and shards), ``states`` (run and shard states), ``merge`` (consolidation) a
 
 from __future__ import annotations
 
-from analysis.layout import RESULTS_ROOT
 from experiments.sweep.candidates import add_candidates, checked_candidates, read_candidates
 from experiments.sweep.execution import execute, run_all, run_sweep
 from experiments.sweep.experiment import experiment_choices, load_experiment
@@ -49,6 +48,7 @@ from experiments.sweep.planning import (
     record_dataset_notes,
 )
 from experiments.sweep.states import record_shard, shard_path, shard_status, status
+from runfiles.layout import RESULTS_ROOT
 
 __all__ = [
     "RESULTS_ROOT",

@@ -7,15 +7,13 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from analysis import layout
-from analysis.layout import RESULTS_ROOT
 from experiments.config import UsageError
-from experiments.results import (
-    write_json_atomically,
-)
 from experiments.search_path import group_choices
 from experiments.sweep.experiment import chosen_profile, load_experiment, parts_of, unique
 from hpo.data.catalog import unknown_choice_message as _unknown
+from runfiles import layout
+from runfiles.files import write_json_atomically
+from runfiles.layout import RESULTS_ROOT
 
 
 def _candidates_record(folder: Path) -> dict[str, list[str]]:

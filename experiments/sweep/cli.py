@@ -7,12 +7,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis import layout
-from analysis.layout import RESULTS_ROOT
 from experiments.config import UsageError
 from experiments.interrupt import Interrupted
 from experiments.progress import interval_seconds
-from experiments.results import ensure_writable
 from experiments.search_path import use_search_path
 from experiments.sweep.candidates import add_candidates, checked_candidates
 from experiments.sweep.execution import run_all
@@ -20,6 +17,9 @@ from experiments.sweep.merge import consolidate
 from experiments.sweep.planning import PlannedRun, check_data, of_parts, plan, record_dataset_notes
 from experiments.sweep.states import print_shards, print_status, shard_status, status
 from experiments.sweep.workers import mark_interrupted, signal_name
+from runfiles import layout
+from runfiles.files import ensure_writable
+from runfiles.layout import RESULTS_ROOT
 
 
 def parser() -> argparse.ArgumentParser:

@@ -15,14 +15,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from analysis.layout import RESULTS_ROOT
 from experiments.interrupt import Interrupted
 from experiments.progress import StatusLines, duration, interval_seconds, on_terminal, remaining
-from experiments.results import (
-    inspect_results_file,
-    set_aside,
-    write_json_atomically,
-)
+from experiments.results import inspect_results_file
 from experiments.sweep.experiment import chosen_profile, load_experiment, parts_of
 from experiments.sweep.planning import PlannedRun, of_parts, plan
 from experiments.sweep.workers import claim, mark_run_interrupted, record_dead_workers, signal_name
@@ -30,6 +25,8 @@ from hpo.data.catalog import (
     Dataset,
     load_dataset,
 )
+from runfiles.files import set_aside, write_json_atomically
+from runfiles.layout import RESULTS_ROOT
 
 
 @lru_cache(maxsize=4)

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis import layout
-from analysis.layout import RESULTS_ROOT
 from experiments.compose import compose_config, override
 from experiments.config import (
     UsageError,
@@ -22,11 +20,7 @@ from experiments.config import (
     check_task,
     spec_from_config,
 )
-from experiments.results import (
-    inspect_results_file,
-    run_filename,
-    write_json_atomically,
-)
+from experiments.results import inspect_results_file, run_filename
 from experiments.spec import RunSpec
 from experiments.sweep.candidates import read_candidates, read_search_path
 from experiments.sweep.experiment import (
@@ -44,6 +38,9 @@ from hpo.data.catalog import (
     plan_datasets,
     uci121_dir,
 )
+from runfiles import layout
+from runfiles.files import write_json_atomically
+from runfiles.layout import RESULTS_ROOT
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import layout
-from analysis.layout import RESULTS_ROOT
 from experiments.queue import job_states
-from experiments.results import (
-    inspect_results_file,
-    write_json_atomically,
-)
+from experiments.results import inspect_results_file
 from experiments.sweep.experiment import chosen_profile, load_experiment
 from experiments.sweep.planning import PlannedRun
 from experiments.sweep.workers import (
@@ -26,6 +21,9 @@ from experiments.sweep.workers import (
     worker_death,
     worker_record,
 )
+from runfiles import layout
+from runfiles.files import write_json_atomically
+from runfiles.layout import RESULTS_ROOT
 
 SHARDS = "shards"  # a sweep's folder of shard records (who runs each shard, whether it ended)
 

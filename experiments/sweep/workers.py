@@ -14,10 +14,8 @@ from typing import Any
 
 from experiments.interrupt import Interrupted
 from experiments.queue import job_states, this_job
-from experiments.results import (
-    write_json_atomically,
-)
 from experiments.sweep.planning import PlannedRun
+from runfiles.files import write_json_atomically
 
 
 def claim(run: PlannedRun) -> bool:

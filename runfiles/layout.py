@@ -1,7 +1,7 @@
 """The results layout: where run files, prediction sidecars, consolidated tables and reports live.
 
 The one module that knows it. ``experiments`` writes through it and ``analysis`` reads through
-it (it sits in ``analysis`` because analysis may import nothing from ``experiments``)::
+it::
 
     results/                                  RESULTS_ROOT ($HPO_RESULTS_ROOT)
       runs/<dataset>/<run file>               single runs (python run.py ...)
