@@ -1,8 +1,9 @@
 """The "one file to touch" table of docs/architecture.md holds: an optimizer, a selection rule,
-a learner, a space and an experiment, each written in a package of its own (here a scratch one
-beside the repository), run by name with nothing of the repository edited — the optimizer and
-the rule by their classes' dotted paths in a method file, the learner by its dotted path in a
-space file, the experiment from the package's conf/ on the search path."""
+a learner, a space, a dataset source and an experiment, each written in a package of its own
+(here a scratch one beside the repository), run by name with nothing of the repository edited —
+the optimizer and the rule by their classes' dotted paths in a method file, the learner by its
+dotted path in a space file, the source as an entry point of the package's distribution
+(``hpo.data_sources``), the experiment from the package's conf/ on the search path."""
 
 from __future__ import annotations
 
@@ -40,6 +41,34 @@ FILES = {
             def choices(self, trace):
                 return [Choice((trace.member(i),)) for i in range(len(trace.valid_loss))]
     ''',
+    "my_ext/data.py": '''
+        import numpy as np
+
+        from hpo.data.sources import Source
+        from hpo.data.types import Dataset, DatasetError
+
+        def _check(name):
+            if name.partition(":")[2] not in ("blobs",):
+                raise DatasetError(f"unknown mine dataset {name!r}; valid: mine:blobs")
+
+        def _load(name, data_dir=None):
+            """Two Gaussian blobs, 60 rows (a new data source module)."""
+            _check(name)
+            rng = np.random.default_rng(0)
+            y = np.repeat([0, 1], 30)
+            return Dataset(name, rng.normal(size=(60, 2)) + 2.0 * y[:, None], y.astype(np.int64))
+
+        SOURCE = Source(_load, lambda name: "classification", _check)
+    ''',
+    "my_ext-0.1.dist-info/METADATA": """
+        Metadata-Version: 2.1
+        Name: my-ext
+        Version: 0.1
+    """,
+    "my_ext-0.1.dist-info/entry_points.txt": """
+        [hpo.data_sources]
+        mine = my_ext.data:SOURCE
+    """,
     "my_ext/conf/optimizer/every_other.yaml": """
         name: every_other
         _target_: my_ext.optimizer.EveryOther
@@ -61,7 +90,7 @@ FILES = {
         profiles:
           smoke:
             parts:
-              main: {datasets: [sklearn-iris, sklearn-wine], methods: [every_other, rs],
+              main: {datasets: [sklearn-iris, "mine:blobs"], methods: [every_other, rs],
                      space: my_trees, protocols: [holdout], repetitions: 1, budget: 4, seed: 0}
     """,
 }
@@ -78,7 +107,7 @@ def scratch_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_an_optimizer_a_rule_a_learner_a_space_and_an_experiment_run_by_name(
+def test_an_optimizer_a_rule_a_learner_a_space_a_source_and_an_experiment_run_by_name(
     scratch_package: Path,
 ) -> None:
     runs = plan("my_exp", "smoke", scratch_package / "results")
@@ -94,5 +123,8 @@ def test_an_optimizer_a_rule_a_learner_a_space_and_an_experiment_run_by_name(
     outcomes = table[table["row_type"] == "outcome"]
     last = outcomes[outcomes["method"] == "every_other-last"].sort_values("iteration")
     assert last["incumbent_iteration"].tolist() == [1, 2, 3, 4]  # the rule's choices
+    blobs = [r for r in runs if r.spec.task.dataset == "mine:blobs"]
+    assert len(blobs) == 2 and all(r.path.exists() for r in blobs)  # the source's dataset ran
+    assert pd.read_parquet(blobs[0].path)["dataset"].iloc[0] == "mine:blobs"
     identity = ours[0].spec.outside_code()
     assert {"my_ext.optimizer.EveryOther", "my_ext.rules.LastEvaluated"} <= set(identity)
