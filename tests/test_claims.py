@@ -348,3 +348,21 @@ def test_no_difference_with_every_pair_equal_is_underpowered() -> None:
     table = claims_table({**tables, PM_HO: pm_holdout}, sizes, curves)
     assert table.loc["C3.17", "status"] == NOT_EVALUATED
     assert "with n = 0): gp-pm vs gp not significant [pm/HO]" in table.loc["C3.17", "reason"]
+
+
+def test_a_pair_with_a_method_the_table_lacks_is_missing_input_whichever_side_it_is_on() -> None:
+    from analysis.claims import MissingInput
+
+    setting = ScoreSetting(_two_methods(8, 1.0), "t", 0.05)
+    assert setting.n_pairs("a", "b") == 8
+    for pair in (("c", "b"), ("a", "c")):
+        with pytest.raises(MissingInput, match=r"t lacks methods \['c'\]"):
+            setting.n_pairs(*pair)
+
+
+def test_the_claims_table_shows_the_thesis_value_beside_ours_under_their_headers() -> None:
+    setting = ScoreSetting(_two_methods(8, 1.0), "t", 0.05)
+    record = run_claim(Claim("X", "a beats b", "12 of 14", lambda _: setting.pairwise()), None)
+    shown, _ = claims_display(records_frame([record]))
+    assert list(shown.columns) == ["statement", "thesis value", "our value", "status"]
+    assert shown.loc["X", "thesis value"] == "12 of 14"

@@ -433,3 +433,37 @@ def test_no_module_but_the_power_rule_computes_a_floor() -> None:
                 if not called & RULE_CALLS:
                     offences.append(f"{relative}:{node.lineno} {node.name} computes a floor")
     assert not offences, offences
+
+
+@pytest.mark.parametrize(("n", "k"), [(5, 3), (10, 4), (8, 5)])
+def test_the_nemenyi_floor_is_scikit_posthocs_p_of_a_method_always_first_against_one_always_last(
+    n: int, k: int
+) -> None:
+    """Every block ranks the methods alike: the first and the last differ by k - 1 in average
+    rank, the largest difference there is; scikit-posthocs' Nemenyi p of that pair."""
+    import scikit_posthocs
+
+    blocks = np.tile(np.arange(k, dtype=float), (n, 1))
+    expected = scikit_posthocs.posthoc_nemenyi_friedman(blocks).iloc[0, k - 1]
+    assert smallest_attainable_p("nemenyi", n, k=k) == pytest.approx(expected, rel=1e-9)
+
+
+def test_a_rank_correlation_of_fewer_than_three_points_reaches_no_level() -> None:
+    for n in (1, 2):  # two points are always in order: no evidence of a trend
+        assert smallest_attainable_p("spearman", n) == 1.0
+        assert smallest_attainable_p("spearman", n, alternative="greater") == 1.0
+
+
+def test_the_asymptotic_signed_rank_floor_of_one_pair_is_the_exact_one_half() -> None:
+    # one pair: the exact one-sided floor 1/2 is above the normal approximation's 1 - Phi(1)
+    approximate = 1 - scipy_stats.norm.cdf(1.0)
+    assert approximate < 0.5
+    floor = smallest_attainable_p("wilcoxon", 1, alternative="greater", method="asymptotic")
+    assert floor == pytest.approx(0.5)
+
+
+def test_bad_binomial_and_poisson_binomial_inputs_are_one_line_naming_them() -> None:
+    with pytest.raises(ValueError, match=r"binomial needs p0 in \[0, 1\], got 1.5"):
+        smallest_attainable_p("binomial", 5, p0=1.5)
+    with pytest.raises(ValueError, match="needs the trials' success probabilities"):
+        smallest_attainable_p("poisson-binomial", 3)
