@@ -156,7 +156,6 @@ class Evaluator:
             repetition,
         )
         self.learner_of = learner_of
-        self.standardize = protocol.standardize
         self.guard = guard
         self.keep_predictions = keep_predictions
         self.limits = limits
@@ -171,15 +170,13 @@ class Evaluator:
             )
         self.n_classes = int(self.y.max()) + 1 if wants_probabilities else None
         self._classes = None if self.n_classes is None else np.arange(self.n_classes)
-        self._seed_key = (seed, data.stream_name, repetition)
-        self.learner_settings = dict(learner_settings or {})  # a space's fixed settings
         self.fitter = Fitter(
             self.X,
             self.y,
             learner_of,
-            self._seed_key,
+            (seed, data.stream_name, repetition),
             protocol.standardize,
-            self.learner_settings,
+            learner_settings or {},
             guard.distance_cache_mb,
             limits,
             self.n_classes,
@@ -187,6 +184,11 @@ class Evaluator:
         self.checkpoints = Checkpoints(checkpoint_dir)
         self._valid_cache: dict[tuple, Validation] = {}
         self._test_cache: dict[tuple, TestResult] = {}
+
+    @property
+    def learner_settings(self) -> dict[str, object]:
+        """The space's fixed settings every fit is given (:attr:`Fitter.learner_settings`)."""
+        return self.fitter.learner_settings
 
     def learner_seed(self, config: Mapping[str, object]) -> int:
         """The seed of a stochastic learner at ``config`` (:meth:`Fitter.learner_seed`)."""
@@ -260,7 +262,7 @@ class Evaluator:
         one's rows (the same permutation, a longer prefix)."""
         if not 0.0 < share <= 1.0:
             raise ValueError(f"a train_fraction resource must be in (0, 1], got {share}")
-        seed, dataset, repetition = self._seed_key
+        seed, dataset, repetition = self.fitter.seed_key
         purpose = ("train-fraction", str(self.splits.split_key(batch)), fold)
         order = seeding.rng(seed, dataset, repetition, *purpose).permutation(len(train))
         return np.sort(train[order[: max(1, math.ceil(share * len(train)))]])
