@@ -25,6 +25,7 @@ from hpo.space.search_space import (
     Integer,
     Parameter,
     Space,
+    _SpaceReader,
     space_from_config,
 )
 
@@ -60,7 +61,11 @@ def prior_space_from_config(config: Mapping[str, object]) -> PriorSpace:
     space = space_from_config({**config, "parameters": plain})
     reader = _PriorReader(space)
     priors = {p: reader.entries(p, e["prior"]) for p, e in extras.items() if "prior" in e}
-    virtual = frozenset(p for p, e in extras.items() if reader.flag(e.get("virtual", False), p))
+    virtual = frozenset(
+        p
+        for p, e in extras.items()
+        if reader.flag(e.get("virtual", False), f"parameter {p!r}: virtual")
+    )
     return PriorSpace(space, priors, virtual)
 
 
@@ -101,21 +106,16 @@ def prior_file(prior_space: PriorSpace) -> dict[str, object]:
     return {"space": prior_space.name, "priors": priors}
 
 
-class _PriorReader:
-    """Reads ``prior:`` mappings for the parameters of one space (one-line :class:`PriorError`)."""
+class _PriorReader(_SpaceReader):
+    """Reads ``prior:`` mappings for the parameters of one space (one-line :class:`PriorError`);
+    numbers and flags as the space's own reader reads them."""
 
     def __init__(self, space: Space) -> None:
+        super().__init__(space.name)
         self.space = space
 
     def fail(self, message: str) -> PriorError:
-        return PriorError(f"space {self.space.name!r}: {message}")
-
-    def flag(self, value: object, name: str) -> bool:
-        if isinstance(value, bool):
-            return value
-        if str(value).lower() in ("true", "false"):
-            return str(value).lower() == "true"
-        raise self.fail(f"parameter {name!r}: virtual must be true or false, got {value!r}")
+        return PriorError(f"space {self.name!r}: {message}")
 
     def entries(self, name: str, spec: object) -> tuple[ContextPrior, ...]:
         if name not in self.space.names:
@@ -163,14 +163,6 @@ class _PriorReader:
                 raise self.fail(f"{where}: when {key!r} must list values, got {values!r}")
             pairs.append((str(key), tuple(_choice_text(v) for v in listed)))
         return tuple(pairs)
-
-    def number(self, value: object, where: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
-            raise self.fail(f"{where} must be a number, got {value!r}")
-        try:
-            return float(value)
-        except ValueError:
-            raise self.fail(f"{where} must be a number, got {value!r}") from None
 
     def numbers(self, value: object, where: str) -> tuple[float, ...]:
         if isinstance(value, str) or not isinstance(value, Sequence):
