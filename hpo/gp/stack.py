@@ -78,13 +78,13 @@ def build_gp_stack(
             f"burnin, n_refine, n_jitter must be >= 0, got {burnin}, {n_refine}, {n_jitter}"
         )
     gp_kernel = make_kernel(kernel, space)
-    prior = make_priors(priors, noise_scale, amp2_scale, max_ls)
+    prior = _priors(priors, noise_scale, amp2_scale, max_ls)
     chain = HyperChain(
         gp_kernel, prior, burnin=burnin, log_hypers=log_hypers, fixed_noise=fixed_noise
     )
     sampler = space_sampler(space, impute=impute)
     grid = sobol_grid(space.dim, grid_size, grid_seed)
-    optimizer = make_acquisition_optimizer(
+    optimizer = _acquisition_optimizer(
         acquisition_optimizer,
         space,
         grid,
@@ -100,16 +100,15 @@ def build_gp_stack(
     return GPStack(gp_kernel, chain, grid, sampler, optimizer)
 
 
-def make_priors(priors: str, noise_scale: float, amp2_scale: float, max_ls: float) -> Priors:
+def _priors(priors: str, noise_scale: float, amp2_scale: float, max_ls: float) -> Priors:
     """``"spearmint"`` (horseshoe, log-normal and top-hat priors of the given scales) or
-    ``"lognormal"`` (Chapter 5's, thesis §5.5)."""
-    check_choice("priors", priors, PRIORS)
+    ``"lognormal"`` (Chapter 5's, thesis §5.5); the name checked by :func:`build_gp_stack`."""
     if priors == "spearmint":
         return SpearmintPriors(noise_scale=noise_scale, amp2_scale=amp2_scale, max_ls=max_ls)
     return LogNormalHorseshoePriors()
 
 
-def make_acquisition_optimizer(
+def _acquisition_optimizer(
     name: str,
     space: Space,
     grid: np.ndarray,
@@ -122,8 +121,7 @@ def make_acquisition_optimizer(
     ls_best_observed: int,
     ls_max_iter: int,
 ) -> AcquisitionOptimizer:
-    """One of :data:`ACQUISITION_OPTIMIZERS`."""
-    check_choice("acquisition_optimizer", name, ACQUISITION_OPTIMIZERS)
+    """One of :data:`ACQUISITION_OPTIMIZERS` (the name checked by :func:`build_gp_stack`)."""
     if name == "grid_lbfgs":
         return GridLBFGS(grid, n_refine=n_refine, n_jitter=n_jitter)
     if name == "random":
