@@ -33,7 +33,12 @@ from typing import Any, ClassVar
 from experiments.outside_code import outside_code
 from experiments.spaces import is_cash, parsed, space_config
 from experiments.stages import check_stages
-from hpo.data.catalog import dataset_fingerprint, is_data_file, unknown_choice_message
+from hpo.data.catalog import (
+    dataset_fingerprint,
+    is_data_file,
+    source_code,
+    unknown_choice_message,
+)
 from hpo.ensembles import TIE_RULES
 from hpo.evaluation.clock import TIME_BUDGET_KINDS
 from hpo.evaluation.isolation import EvaluationLimits
@@ -353,8 +358,12 @@ class RunSpec:
     def outside_code(self) -> dict[str, Any]:
         """The classes of other packages the run names (its optimizer, its settings'
         ``_target_`` classes, a learner or a selection rule by dotted path), each with its
-        distribution, version and source fingerprint (:mod:`experiments.outside_code`)."""
+        distribution, version and source fingerprint (:mod:`experiments.outside_code`); a
+        registered source's dataset names its loading function (:func:`source_code`)."""
         classes = [*self.task.search_space.learners, *self.method.rules.values()]
+        loader = source_code(self.task.dataset)
+        if loader is not None:
+            classes.append(loader)
         return outside_code(self.method.optimizer, self.method.settings, classes)
 
     def identity(self) -> dict[str, Any]:

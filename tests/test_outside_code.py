@@ -102,3 +102,44 @@ def test_a_changed_outside_optimizer_is_run_again_not_reused(tmp_path: Path, iso
     assert "already finished" not in second.stdout
     assert len(list((tmp_path / "results").rglob("*.parquet"))) == 2
     assert written.read_bytes() == content
+
+
+SOURCE_MODULE = '''
+import numpy as np
+
+from hpo.data.types import Dataset
+
+
+def load(name, data_dir=None):
+    """Two Gaussian blobs, 40 rows."""
+    y = np.repeat([0, 1], 20)
+    return Dataset(name, np.random.default_rng(0).normal(size=(40, 2)) + y[:, None], y)
+'''
+
+
+def test_a_registered_sources_code_enters_the_identity_of_its_datasets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dataset of a package's source (``blobsrc:two``) is what the source's code makes of its
+    name: an edit of that code is a new run, as for an outside optimizer."""
+    from hpo.data import sources
+
+    package = tmp_path / "blob_source"
+    package.mkdir()
+    (package / "__init__.py").write_text(SOURCE_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "blob_source", raising=False)
+    import blob_source  # noqa: PLC0415 - the scratch package above
+
+    source = sources.Source(blob_source.load, lambda name: "classification", lambda name: None)
+    monkeypatch.setitem(sources.SOURCES, "blobsrc", source)
+    run = ["optimizer=rs", "dataset=blobsrc:two", "budget=4"]
+    spec = compose_run(run)
+    code = spec.identity()["outside_code"]
+    assert list(code) == ["blob_source.load"] and code["blob_source.load"]["source"]
+    before = config_hash(spec)
+    _edit(package / "__init__.py", "+ y[:, None]", "+ 2 * y[:, None]")
+    assert config_hash(compose_run(run)) != before  # other data: a new run
+    binary = compose_run(["optimizer=rs", "dataset=binary:blobsrc:two", "budget=4"])
+    assert list(binary.identity()["outside_code"]) == ["blob_source.load"]
+    assert "outside_code" not in compose_run(["optimizer=rs", "dataset=sklearn-iris"]).identity()

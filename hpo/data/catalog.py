@@ -170,8 +170,9 @@ def is_data_file(name: str) -> bool:
 
 def dataset_fingerprint(name: str) -> str | None:
     """The content fingerprint of a dataset whose data can change under the same name, None
-    for one whose name fixes its data (UCI-121, scikit-learn's sets, the image sets, a
-    registered source's names).
+    for one whose name fixes its data (UCI-121, scikit-learn's sets, the image sets) or whose
+    code makes it (a registered source's names: its code is fingerprinted instead,
+    :func:`source_code`).
 
     ``file:PATH[:COLUMN]``: :func:`hpo.data.files.fingerprint` (``file:sha256=<16 hex
     digits>:<target>``, also the loaded set's stream name), the same for the file under any
@@ -189,6 +190,20 @@ def dataset_fingerprint(name: str) -> str | None:
     if name.startswith(openml_sets.PREFIX):
         return openml_sets.fingerprint(name)
     return None
+
+
+def source_code(name: str) -> str | None:
+    """The dotted path of the function that loads a registered source's dataset (``<prefix>:…``
+    of :data:`SOURCES`, or ``binary:`` of one), None for a catalog name. Its code decides the
+    data as a file's bytes do, so a run's identity fingerprints it when it is not this
+    repository's (:mod:`experiments.outside_code`)."""
+    source = source_of(name.removeprefix(BINARY_PREFIX))
+    if source is None:
+        return None
+    load = source.load
+    module = getattr(load, "__module__", None) or type(load).__module__
+    attribute = getattr(load, "__name__", "")
+    return f"{module}.{attribute if attribute.isidentifier() else 'load'}"
 
 
 # ------------------------------------------------------------------------------ loading
