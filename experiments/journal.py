@@ -58,7 +58,7 @@ def check_journaled(spec: RunSpec) -> None:
         )
     if spec.execution.batch_networks != "off":
         reasons.append("batch_networks trains networks ahead of the optimizer's asks")
-    if cls.trial_loop != "folds":
+    if cls.races_instances:
         reasons.append(f"optimizer {spec.method.optimizer!r} races configurations over instances")
     if reasons:
         raise JournalError(f"journal=true cannot resume this run: {'; '.join(reasons)}")

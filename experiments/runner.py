@@ -14,13 +14,13 @@ predictions sidecar, :mod:`experiments.results`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
+from experiments.autoweka import run_on_instances
 from experiments.run_tables import (
     Evaluation,
     RunResult,
@@ -30,6 +30,7 @@ from experiments.run_tables import (
 )
 from experiments.spec import RunSpec
 from experiments.stages import FinishedLoop, run_stages
+from experiments.trial_loop import Progress, run_trials
 from hpo import seeding
 from hpo.data.catalog import Dataset, load_dataset
 from hpo.evaluation.choices import ChoiceScorer
@@ -52,7 +53,6 @@ from hpo.optimizers import (
     optimizer_class,
 )
 from hpo.records import Trace
-from hpo.registry import Registry
 from hpo.rules.final_selection import SelectionRule
 from hpo.rules.registry import make_rule
 from hpo.space.priors import PriorSpace
@@ -109,10 +109,6 @@ def execute_run(
     return result.trace, result.outcomes
 
 
-# Called after every evaluation with (iteration, validation loss of that evaluation).
-Progress = Callable[[int, float], None]
-
-
 def run(
     spec: RunSpec,
     data: Dataset | None = None,
@@ -120,16 +116,16 @@ def run(
     progress: Progress | None = None,
     journal: EvaluationLog | None = None,
 ) -> RunResult:
-    """Run ``spec`` through its optimizer's trial loop (:data:`TRIAL_LOOPS`): the folds loop of
-    this module, or the instance loop of the optimizers that race configurations over instances
-    (seed 004's, :func:`experiments.autoweka.run_on_instances`). ``progress`` (e.g. a progress
-    bar) hears of every evaluation; it cannot change the results. A ``journal`` (folds loop
-    only, :func:`experiments.journal.check_journaled`) records the evaluations and resumes
-    from those it holds."""
-    function = TRIAL_LOOPS.get(optimizer_class(spec.method.optimizer).trial_loop)
-    if journal is not None:
-        return function(spec, data, data_dir, progress, journal=journal)
-    return function(spec, data, data_dir, progress)
+    """Run ``spec`` through the one trial loop (:mod:`experiments.trial_loop`): its proposals
+    scored on their folds (:func:`run_on_folds`), or, for an optimizer that races
+    configurations over instances (seed 004's), each on the instance it names
+    (:func:`experiments.autoweka.run_on_instances`). ``progress`` (e.g. a progress bar) hears of
+    every evaluation; it cannot change the results. A ``journal`` (proposals on folds only,
+    :func:`experiments.journal.check_journaled`) records the evaluations and resumes from
+    those it holds."""
+    if optimizer_class(spec.method.optimizer).races_instances:
+        return run_on_instances(spec, data, data_dir, progress)
+    return run_on_folds(spec, data, data_dir, progress, journal)
 
 
 def run_on_folds(
@@ -238,16 +234,6 @@ def _set_up(spec: RunSpec, data: Dataset) -> _Setup:
     return _Setup(data, prior_space, optimizer, rules, evaluator, reads_predictions)
 
 
-# Optimizer.trial_loop -> the loop's function (imported when a run needs it).
-TRIAL_LOOPS: Registry[Callable[..., RunResult]] = Registry(
-    "trial loop",
-    {
-        "folds": "experiments.runner:run_on_folds",
-        "instances": "experiments.autoweka:run_on_instances",
-    },
-)
-
-
 def space_task(space: Space) -> str:
     """The task the learners of ``space`` solve (``ValueError`` when they mix tasks)."""
     tasks = sorted({learner_task(learner) for learner in space.learners})
@@ -326,6 +312,92 @@ class _Proposals:
         return proposal
 
 
+@dataclass(frozen=True)
+class _Scored:
+    """A proposal's evaluation on its folds: the configuration, its point of the unit cube, the
+    learner's configuration, the evaluator's resource arguments, its validation and, when a
+    journal answered it, the recorded evaluation."""
+
+    config: dict[str, Any]
+    u: np.ndarray
+    learner_config: dict[str, Any]
+    resource: dict[str, Any]
+    scored: Validation
+    replayed: RecordedEvaluation | None
+
+
+class FoldTrials:
+    """The trials of every study but Thornton 2014's (:func:`experiments.trial_loop.run_trials`):
+    a proposal is scored on the folds of its batch's split; rules observe the optimizer after
+    every trial. With a ``journal`` its recorded evaluations answer the first proposals and every
+    new one is appended to it (:mod:`experiments.journal`)."""
+
+    def __init__(
+        self,
+        spec: RunSpec,
+        optimizer: Optimizer,
+        prior_space: PriorSpace,
+        evaluator: Evaluator,
+        rules: list[SelectionRule],
+        journal: EvaluationLog | None = None,
+    ) -> None:
+        self.loop_started = time.perf_counter()
+        self.spec, self.optimizer, self.prior_space, self.evaluator = (
+            spec,
+            optimizer,
+            prior_space,
+            evaluator,
+        )
+        self.rules, self.journal = rules, journal
+        self.proposals = _Proposals(spec, optimizer, prior_space, evaluator)
+        self.evaluations: list[Evaluation] = []
+
+    def propose(self, iteration: int) -> Proposal:
+        return self.proposals.next(iteration)
+
+    def evaluate(self, proposal: Proposal) -> _Scored:
+        config, u = self.proposals.decoded(proposal)
+        learner_config = self.prior_space.learner_config(config)
+        resource = _resource_of(self.optimizer, proposal.resource)
+        replayed = _replayed(self.journal, self.evaluator, learner_config, proposal.batch, resource)
+        scored = (
+            self.evaluator.validate(learner_config, proposal.batch, **resource)
+            if replayed is None
+            else replayed.scored
+        )
+        return _Scored(config, u, learner_config, resource, scored, replayed)
+
+    def tell(self, proposal: Proposal, result: _Scored) -> float:
+        """Tell the optimizer the proposal's validation (and its predictions, to one that reads
+        them)."""
+        if isinstance(self.optimizer, PredictionsConsumer):
+            self.optimizer.observe_predictions(proposal, result.scored.predictions)
+        self.optimizer.tell(proposal, result.scored.valid_loss)
+        return result.scored.valid_loss
+
+    def record(
+        self, iteration: int, proposal: Proposal, result: _Scored, optimizer_seconds: float
+    ) -> None:
+        if result.replayed is None:
+            elapsed = time.perf_counter() - self.loop_started
+        else:  # its recorded times; the clock goes on from its end
+            optimizer_seconds, elapsed = (
+                result.replayed.optimizer_seconds,
+                result.replayed.elapsed_seconds,
+            )
+            self.loop_started = time.perf_counter() - elapsed
+        if self.journal is not None and result.replayed is None:
+            self.journal.record(
+                RecordedEvaluation(result.learner_config, proposal.batch, result.resource,
+                                   result.scored, optimizer_seconds, elapsed)
+            )  # fmt: skip
+        _observe(self.spec, self.optimizer, self.rules, iteration)
+        self.evaluations.append(
+            Evaluation(iteration, proposal.batch, result.u, result.config, result.learner_config,
+                       result.scored, optimizer_seconds, elapsed, proposal.bracket)
+        )  # fmt: skip
+
+
 def _optimize(
     spec: RunSpec,
     optimizer: Optimizer,
@@ -335,56 +407,16 @@ def _optimize(
     progress: Progress | None = None,
     journal: EvaluationLog | None = None,
 ) -> list[Evaluation]:
-    """The ask / evaluate / tell loop; rules observe the optimizer after every evaluation.
-    With a ``journal`` its recorded evaluations answer the first asks and every new one is
-    appended to it (:mod:`experiments.journal`).
+    """The run's trials (:class:`FoldTrials`) through the one trial loop.
 
     With ``spec.budget.seconds`` the loop starts no evaluation once that many seconds of
     ``spec.budget.clock`` (wall, or CPU of this process and its fit children) have passed,
     so a run ends within one evaluation of its time budget (``spec.budget.evaluations`` still
     caps the number of evaluations)."""
-    evaluations: list[Evaluation] = []
-    loop_started = time.perf_counter()
+    trials = FoldTrials(spec, optimizer, prior_space, evaluator, rules, journal)
     clock = Clock(spec.budget.clock, lambda: evaluator.child_cpu_seconds)
-    proposals = _Proposals(spec, optimizer, prior_space, evaluator)
-    for iteration in range(1, spec.budget.evaluations + 1):
-        if spec.budget.seconds is not None and clock.spent() >= spec.budget.seconds:
-            break
-        started = time.perf_counter()
-        try:
-            proposal = proposals.next(iteration)
-        except StopIteration:
-            break
-        ask_seconds = time.perf_counter() - started
-        config, u = proposals.decoded(proposal)
-        learner_config = prior_space.learner_config(config)
-        resource = _resource_of(optimizer, proposal.resource)
-        replayed = _replayed(journal, evaluator, learner_config, proposal.batch, resource)
-        scored = (
-            evaluator.validate(learner_config, proposal.batch, **resource)
-            if replayed is None
-            else replayed.scored
-        )
-        tell_seconds = _tell(optimizer, proposal, scored)
-        if replayed is None:
-            optimizer_seconds = ask_seconds + tell_seconds
-            elapsed = time.perf_counter() - loop_started
-        else:  # its recorded times; the clock goes on from its end
-            optimizer_seconds, elapsed = replayed.optimizer_seconds, replayed.elapsed_seconds
-            loop_started = time.perf_counter() - elapsed
-        if journal is not None and replayed is None:
-            journal.record(
-                RecordedEvaluation(
-                    learner_config, proposal.batch, resource, scored, optimizer_seconds, elapsed
-                )
-            )
-        _observe(spec, optimizer, rules, iteration)
-        evaluation = Evaluation(iteration, proposal.batch, u, config, learner_config, scored,
-                                optimizer_seconds, elapsed, proposal.bracket)  # fmt: skip
-        evaluations.append(evaluation)
-        if progress is not None:
-            progress(iteration, scored.valid_loss)
-    return evaluations
+    run_trials(trials, spec.budget.evaluations, spec.budget.seconds, clock, progress)
+    return trials.evaluations
 
 
 def _replayed(
@@ -398,16 +430,6 @@ def _replayed(
     if journal is None or not journal.replaying:
         return None
     return journal.replay(evaluator, learner_config, batch, resource)
-
-
-def _tell(optimizer: Optimizer, proposal: Proposal, scored: Validation) -> float:
-    """Tell the optimizer the proposal's validation (and its predictions, to one that reads
-    them); the seconds it took."""
-    started = time.perf_counter()
-    if isinstance(optimizer, PredictionsConsumer):
-        optimizer.observe_predictions(proposal, scored.predictions)
-    optimizer.tell(proposal, scored.valid_loss)
-    return time.perf_counter() - started
 
 
 def _observe(

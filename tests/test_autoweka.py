@@ -180,16 +180,16 @@ def _fake_clock(read):  # noqa: ANN001, ANN202
     return FakeClock
 
 
-def test_the_instance_loop_starts_no_evaluation_once_its_time_budget_is_spent(monkeypatch):
+def test_a_run_over_instances_starts_no_evaluation_once_its_time_budget_is_spent(monkeypatch):
     """Auto-WEKA's budget is time (Thornton 2014, §4): the loop ends within one evaluation of
     ``time_budget`` seconds, not at the (here unreachable) number of evaluations. The loop's
     clock is a fake one that only the evaluations move (1/8 s each), so no test waits."""
-    from experiments import instance_loop
+    from experiments import autoweka
 
     now = [0.0]
-    monkeypatch.setattr(instance_loop, "Clock", _fake_clock(lambda: now[0]))
+    monkeypatch.setattr(autoweka, "Clock", _fake_clock(lambda: now[0]))
     optimizer = _CountingOptimizer(keeps_none=True)
-    run = instance_loop.run_cash(
+    run = autoweka.run_cash(
         optimizer, _stub_objective(now, 0.125), 10**6, time_budget=1.0, time_kind="wall"
     )
     assert len(run.trace) == 8 and run.wall_seconds == 1.0
@@ -198,7 +198,7 @@ def test_the_instance_loop_starts_no_evaluation_once_its_time_budget_is_spent(mo
 def test_the_trajectory_stamps_each_incumbent_with_the_evaluation_that_made_it():
     """A trajectory point's ``evaluation`` counts the evaluations done when the incumbent changed
     (1-based): here every evaluation's configuration becomes the incumbent at once."""
-    from experiments.instance_loop import run_cash
+    from experiments.autoweka import run_cash
 
     run = run_cash(_CountingOptimizer(), _stub_objective(), 5, diagnostic=False)
     assert [point["evaluation"] for point in run.trajectory] == [1, 2, 3, 4, 5]
@@ -209,7 +209,7 @@ def test_the_trajectory_stamps_each_incumbent_with_the_evaluation_that_made_it()
 def test_the_diagnostic_correlation_needs_three_trajectory_points():
     """Thornton 2014 §4.2.3's Spearman correlation of the trajectory's estimates and diagnostic
     errors: NaN with fewer than 3 points (two points always correlate perfectly)."""
-    from experiments.instance_loop import run_cash
+    from experiments.autoweka import run_cash
 
     objective = _stub_objective()
     objective.estimate = lambda config: 1.0 / config["K"]
@@ -391,7 +391,7 @@ def test_a_regression_fit_predicting_nan_is_a_failed_fold_and_smac_goes_on(monke
     a failing fold, and SMAC, told that loss, keeps running (it was told NaN and crashed)."""
     import dataclasses
 
-    from experiments.instance_loop import run_cash
+    from experiments.autoweka import run_cash
     from experiments.spaces import load_cash_library
     from hpo.cash.space import build_cash_space
     from hpo.data.catalog import load_dataset
@@ -500,11 +500,11 @@ def test_the_results_frames_keep_every_column_under_its_name_and_type(monkeypatc
     """The trace and outcome frames are what the report reads back: the trace numbers the
     evaluations from 1 and keeps each one's CPU seconds; the outcome rows have exactly
     ``OUTCOME_COLUMNS`` with their dtypes, the final row the run's own CPU seconds."""
-    from experiments import autoweka, instance_loop
+    from experiments import autoweka
 
     ticks = iter(np.arange(0.0, 100.0, 0.25))
-    monkeypatch.setattr(instance_loop, "Clock", _fake_clock(lambda: next(ticks)))
-    run = instance_loop.run_cash(_CountingOptimizer(), _stub_objective(), 3, diagnostic=False)
+    monkeypatch.setattr(autoweka, "Clock", _fake_clock(lambda: next(ticks)))
+    run = autoweka.run_cash(_CountingOptimizer(), _stub_objective(), 3, diagnostic=False)
     trace = autoweka.trace_frame(run)
     assert trace["iteration"].tolist() == [1, 2, 3]
     assert trace["cpu_seconds"].tolist() == [row["cpu"] for row in run.trace]

@@ -38,7 +38,7 @@ def test_every_family_of_the_registry_passes_the_conformance_checks(family, requ
         pytest.importorskip(NEEDS[family])
     cls = CLASSES[family]
     extra = {}
-    if cls.trial_loop == "instances":
+    if cls.races_instances:
         extra["cash_space"] = request.getfixturevalue("cash_space")
     check_optimizer(cls, budget=BUDGETS.get(family, 8), **extra, **SETTINGS.get(family, {}))
 

@@ -13,12 +13,12 @@ import pytest
 
 from experiments.compose import compose_run
 from experiments.results import config_hash
-from experiments.runner import TRIAL_LOOPS
 from experiments.spaces import space_config
 from experiments.spec import RunSpec
 from experiments.stages import POST_RUN_STAGES
 from hpo.evaluation.objective import OBJECTIVES
 from hpo.optimizers import CLASSES
+from hpo.optimizers.instances import CashOptimizer
 
 pytestmark = pytest.mark.reference
 PINNED = {
@@ -100,10 +100,10 @@ def test_a_part_named_as_a_field_is_refused() -> None:
         del OBJECTIVES["budget"]
 
 
-def test_every_optimizer_names_a_trial_loop_the_runner_has() -> None:
-    loops = {family: cls.trial_loop for family, cls in CLASSES.items()}
-    assert set(loops.values()) <= set(TRIAL_LOOPS)
-    assert loops["cash_smac"] == "instances" and loops["gp"] == "folds"
+def test_only_seed_004s_optimizers_race_over_instances() -> None:
+    racing = {family for family, cls in CLASSES.items() if cls.races_instances}
+    assert racing == {family for family in CLASSES if family.startswith("cash_")}
+    assert all(issubclass(CLASSES[family], CashOptimizer) for family in racing)
 
 
 def test_the_registries_are_the_documented_ones() -> None:

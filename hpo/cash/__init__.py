@@ -5,5 +5,6 @@ meta-methods, ensembles and feature selection, built from the component library 
 The study's other parts live with their concepts: its method families in :mod:`hpo.optimizers`
 (``instances``, the base of optimizers that race over instances; ``cash_baselines``,
 ``smac_instances``, ``cash_tpe``, ``irace``), the instance-wise objective in
-:mod:`hpo.evaluation.instances`, and the loop over instances in ``experiments/instance_loop.py``.
+:mod:`hpo.evaluation.instances`, and a run's trials over instances in ``experiments/autoweka.py``
+(through the one trial loop, ``experiments/trial_loop.py``).
 """

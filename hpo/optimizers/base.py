@@ -77,9 +77,11 @@ class Optimizer(ABC):
     """
 
     reports_at_batch_ends: bool = False  # incumbents only at the end of each batch (generation)
-    # how a run meets its data (experiments.runner.TRIAL_LOOPS): "folds", every proposal scored
-    # on its batch's folds; "instances", proposals raced over instances (seed 004)
-    trial_loop: str = "folds"
+    # True for an optimizer that races configurations over instances (seed 004's
+    # hpo.optimizers.instances.CashOptimizer): each proposal names the one instance it is
+    # evaluated on (experiments.autoweka.InstanceTrials); else every proposal is scored on its
+    # batch's folds (experiments.runner.FoldTrials). One trial loop runs both.
+    races_instances: bool = False
     # False for a method whose proposals do not depend on its rng (Ex-Def: every learner at its
     # defaults); the conformance checker (hpo.testing) then expects the same proposals from
     # every seed instead of other ones

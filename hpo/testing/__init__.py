@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from hpo.cash.space import CashSpace
 
 FAILED_LOSS = 1.0  # what the framework tells for a failed evaluation (docs/optimizers.md)
-TRIAL_LOOP_NAMES = ("folds", "instances")  # experiments.runner.TRIAL_LOOPS' keys
 SEEDS = (11, 12)
 N_INSTANCES = 3
 AHEAD = 3  # proposals an asks_ahead optimizer is asked beyond each fresh one
@@ -92,12 +91,12 @@ def check_optimizer(
     **settings: Any,
 ) -> ConformanceReport:
     """Raise :class:`ConformanceError` unless ``cls`` (built with ``settings``) follows the
-    optimizer protocol on the toy spaces (or on ``cash_space``, which an optimizer whose
-    ``trial_loop`` is ``instances`` needs), ``budget`` evaluations per loop; else the
+    optimizer protocol on the toy spaces (or on ``cash_space``, which an optimizer that
+    ``races_instances`` needs), ``budget`` evaluations per loop; else the
     :class:`ConformanceReport` of the checks that passed (``print`` it)."""
     _expect(isinstance(cls, type) and issubclass(cls, Optimizer), "protocol", _not_optimizer(cls))
     _check_declarations(cls)
-    if cls.trial_loop == "instances":
+    if cls.races_instances:
         if cash_space is None:
             raise ValueError(f"{cls.__name__} races over instances: pass cash_space=<CashSpace>")
         spaces = [cash_space.space]
@@ -140,9 +139,9 @@ def _expect(condition: bool, check: str, message: str) -> None:
 def _check_declarations(cls: type[Optimizer]) -> None:
     name = cls.__name__
     _expect(
-        cls.trial_loop in TRIAL_LOOP_NAMES,
+        isinstance(cls.races_instances, bool),
         "declared capabilities",
-        f"{name}.trial_loop is {cls.trial_loop!r}; valid: {', '.join(TRIAL_LOOP_NAMES)}",
+        f"{name}.races_instances is {cls.races_instances!r}; valid: True, False",
     )
     if issubclass(cls, MultiFidelity):
         _expect(
