@@ -10,6 +10,7 @@ ahead), and the batch size is part of a run's identity only where it can change 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 
 import numpy as np
@@ -348,14 +349,11 @@ def test_any_learner_that_declares_a_batch_trainer_is_trained_together(monkeypat
     as the ``ffnn`` learner is (the same calls, the same trace); without the declaration it is
     trained alone."""
     from experiments.spec import RunSpec
-    from hpo.learners import ffnn, registry
+    from hpo.learners import registry
 
     space = {**_network_space("ffnn_mrbi"), "learner": "ffnn_again"}
-    for key in ("ffnn_again",):  # registered for this test only
-        monkeypatch.setitem(registry._FACTORIES, key, registry._FACTORIES["ffnn"])
-        monkeypatch.setitem(registry._SETTINGS_CHECKS, key, ffnn.check_settings)
-        monkeypatch.setitem(registry._RESOURCES, key, ("epochs", "train_fraction"))
-        monkeypatch.setitem(registry._BATCH_TRAINERS, key, registry._BATCH_TRAINERS["ffnn"])
+    network = registry.LEARNERS["ffnn"]  # registered again under another name, for this test
+    monkeypatch.setitem(registry.LEARNERS, "ffnn_again", network)
 
     def spec_with(setting: str) -> RunSpec:
         return RunSpec.of("sklearn-digits", "rs", {"rs": "best_validation"}, space=space,
@@ -364,7 +362,8 @@ def test_any_learner_that_declares_a_batch_trainer_is_trained_together(monkeypat
     calls, traces = _runs_both_ways(monkeypatch, spec_with)
     assert calls == [3, 3]
     pd_testing.assert_frame_equal(traces["on"], traces["off"])
-    monkeypatch.delitem(registry._BATCH_TRAINERS, "ffnn_again")
+    alone = dataclasses.replace(network, batch_trainer=None)
+    monkeypatch.setitem(registry.LEARNERS, "ffnn_again", alone)
     assert _runs_both_ways(monkeypatch, spec_with)[0] == []
 
 

@@ -28,6 +28,7 @@ from experiments.spaces import space_config
 from experiments.spec import RunSpec
 from hpo.data.catalog import Dataset
 from hpo.evaluation.protocol import ProtocolSettings, RepetitionSplits
+from hpo.learners.registry import Learner
 from hpo.optimizers import CLASSES
 from hpo.optimizers.bayes import GPEIOptimizer
 from hpo.rules.final_selection import population_ends
@@ -82,7 +83,7 @@ def fits(monkeypatch: pytest.MonkeyPatch) -> list[Fit]:
         return RecordingModel(log, config)
 
     # The one line that injects the learner into the registry, for this test only.
-    monkeypatch.setitem(hpo.learners.registry._FACTORIES, LEARNER, factory)
+    monkeypatch.setitem(hpo.learners.registry.LEARNERS, LEARNER, Learner(factory))
     return log
 
 

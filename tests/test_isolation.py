@@ -205,8 +205,7 @@ def sleeper_learner():
         return _Sleeper(float(config["seconds"]), int(config.get("allocate_mb", 0)))
 
     yield "test_sleeper"
-    for table in (registry._FACTORIES, registry._TASKS, registry._RESOURCES):
-        table.pop("test_sleeper", None)
+    del registry.LEARNERS["test_sleeper"]
 
 
 def _evaluator(limits, n_folds=10, regression=False):

@@ -283,7 +283,8 @@ def test_sklearn_space_parameters_reach_their_learner_without_prefix(wine) -> No
 
 
 def test_unknown_learner_is_one_line_naming_the_choices() -> None:
-    with pytest.raises(ValueError, match=r"unknown learner 'svn'; valid choices: adaboost, ") as e:
+    message = r"unknown learner 'svn' \(did you mean 'svr'\?\); valid choices: svr, svm, adaboost"
+    with pytest.raises(ValueError, match=message) as e:  # the registries' one line
         make_estimator("svn", {}, FitGuard())
     with pytest.raises(ValueError, match="unknown learner 'svn'"):
         fit_and_predict("svn", {}, FitGuard(), np.zeros((4, 1)), np.arange(4) % 2, [])
@@ -359,7 +360,8 @@ def test_an_exception_in_fit_or_predict_is_a_recorded_failure(monkeypatch, wine)
         ("fit", "RuntimeError: cannot fit"),
         ("predict", "ArithmeticError: cannot predict"),
     ):
-        monkeypatch.setitem(registry._FACTORIES, "broken", lambda c, g, s, n, w=where: Broken(w))
+        broken = registry.Learner(lambda c, g, s, n, w=where: Broken(w))
+        monkeypatch.setitem(registry.LEARNERS, "broken", broken)
         sets = [(X_test, y_test), (X[:0], y[:0])]
         outcome = fit_and_predict("broken", {}, GUARD, X, y, sets)
         assert outcome.failure == message and outcome.predictions[1].shape == (0,)

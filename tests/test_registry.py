@@ -57,12 +57,15 @@ def test_a_taken_name_is_refused_and_a_decorator_registers() -> None:
 def test_every_plug_in_point_is_a_registry() -> None:
     from analysis.plugins import REGISTRY
     from experiments.stages import POST_RUN_STAGES
+    from hpo.data.sources import SOURCES
     from hpo.evaluation.objective import OBJECTIVES
     from hpo.gp.kernels import KERNELS
+    from hpo.learners.registry import LEARNERS
     from hpo.optimizers import CLASSES
     from hpo.rules.registry import RULE_BUILDERS
 
-    points = (CLASSES, KERNELS, RULE_BUILDERS, OBJECTIVES, POST_RUN_STAGES, REGISTRY)
+    points = (CLASSES, KERNELS, RULE_BUILDERS, OBJECTIVES, POST_RUN_STAGES, LEARNERS, SOURCES,
+              REGISTRY)  # fmt: skip
     assert all(isinstance(point, Registry) for point in points)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hpo.data.types import Dataset
+from hpo.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,8 @@ class Source:
     check: Callable[[str], None]
 
 
-SOURCES: dict[str, Source] = {}
+# The sources by prefix (``hpo.registry.Registry``, the one mechanism of every plug-in point).
+SOURCES: Registry[Source] = Registry("dataset source")
 ENTRY_POINT_GROUP = "hpo.data_sources"  # a package's sources: name = prefix, value = a Source
 
 
@@ -48,4 +50,4 @@ def source_of(name: str) -> Source | None:
 
         for entry in entry_points(group=ENTRY_POINT_GROUP, name=prefix):
             register_source(prefix, entry.load())
-    return SOURCES.get(prefix)
+    return SOURCES.get(prefix, None)

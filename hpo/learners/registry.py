@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hpo.learners.guard import FitGuard
-from hpo.registry import import_attribute
+from hpo.registry import Registry, import_attribute
 
 Value = float | int | str
 PREFIX_SEPARATOR = "__"
@@ -27,13 +28,34 @@ class LearnerFactory(Protocol):
     ) -> Any: ...
 
 
-_FACTORIES: dict[str, LearnerFactory] = {}
-_TASKS: dict[str, str] = {}
-_SETTINGS_CHECKS: dict[str, Callable[[Mapping[str, Any]], None]] = {}
-_RESOURCES: dict[str, tuple[str, ...]] = {}
-_GRAM_PARAMETERS: dict[str, str] = {}
-_BATCH_TRAINERS: dict[str, str] = {}
 DEFAULT_RESOURCES = ("train_fraction",)  # any learner can fit on a share of its training rows
+
+
+@dataclass(frozen=True)
+class Learner:
+    """One learner as the registry holds it: its factory and what the run asks of it by
+    capability, never by name (:func:`register_learner` says what each field means)."""
+
+    factory: LearnerFactory
+    task: str = "classification"
+    settings_check: Callable[[Mapping[str, Any]], None] | None = None
+    resources: tuple[str, ...] = DEFAULT_RESOURCES
+    gram_parameter: str | None = None
+    batch_trainer: str | None = None
+
+
+def _estimator_by_path(name: str) -> Learner | None:
+    """An estimator class named by its dotted path, registered on first use
+    (:func:`register_estimator`); None for any other unknown name."""
+    if "." not in name:
+        return None
+    register_estimator(name)
+    return LEARNERS.get(name)
+
+
+# The learners, by the name configurations use (``hpo.registry.Registry``: the one mechanism of
+# every plug-in point); a dotted path not registered yet is an estimator class.
+LEARNERS: Registry[Learner] = Registry("learner", fallback=_estimator_by_path)
 
 
 def register_learner(
@@ -63,65 +85,69 @@ def register_learner(
     check_task(task)
 
     def register(factory: LearnerFactory) -> LearnerFactory:
-        if name in _FACTORIES and _FACTORIES[name] is not factory:
+        if name in LEARNERS and LEARNERS[name].factory is not factory:
             raise ValueError(f"learner {name!r} is already registered")
-        _FACTORIES[name] = factory
-        _TASKS[name] = task
-        if settings_check is not None:
-            _SETTINGS_CHECKS[name] = settings_check
-        _RESOURCES[name] = tuple(resources)
-        if gram_parameter is not None:
-            _GRAM_PARAMETERS[name] = gram_parameter
-        if batch_trainer is not None:
-            _BATCH_TRAINERS[name] = batch_trainer
+        LEARNERS[name] = Learner(
+            factory, task, settings_check, tuple(resources), gram_parameter, batch_trainer
+        )
         return factory
 
     return register
 
 
-def learner_task(learner: str) -> str:
-    """The task of a registered learner (``ValueError`` naming the choices otherwise); a factory
-    placed in the registry without :func:`register_learner` (tests) is a classifier."""
-    factory_of(learner)
-    return _TASKS.get(learner, "classification")
+def learner(name: str) -> Learner:
+    """The registered learner ``name``, or for a dotted path (``sklearn.ensemble.
+    ExtraTreesClassifier``) that estimator class's (:func:`register_estimator`); one
+    ``ValueError`` line naming the choices otherwise."""
+    return LEARNERS.get(name)
 
 
-def check_learner_settings(learner: str, settings: Mapping[str, Any]) -> None:
-    """Refuse ``settings`` (a space's fixed learner settings) that ``learner`` cannot take, in
-    one ``ValueError`` line."""
-    factory_of(learner)
-    check = _SETTINGS_CHECKS.get(learner)
+def factory_of(name: str) -> LearnerFactory:
+    """The factory of learner ``name`` (:func:`learner`)."""
+    return learner(name).factory
+
+
+def learner_task(name: str) -> str:
+    """The task of a registered learner (``ValueError`` naming the choices otherwise)."""
+    return learner(name).task
+
+
+def check_learner_settings(name: str, settings: Mapping[str, Any]) -> None:
+    """Refuse ``settings`` (a space's fixed learner settings) that learner ``name`` cannot take,
+    in one ``ValueError`` line."""
+    check = learner(name).settings_check
     if check is not None:
         check(settings)
     elif settings:
+        takes = sorted(n for n, entry in LEARNERS.items() if entry.settings_check is not None)
         raise ValueError(
-            f"learner {learner!r} takes no settings, got {', '.join(sorted(settings))}; "
-            f"learners with settings: {', '.join(sorted(_SETTINGS_CHECKS)) or 'none'}"
+            f"learner {name!r} takes no settings, got {', '.join(sorted(settings))}; "
+            f"learners with settings: {', '.join(takes) or 'none'}"
         )
 
 
-def learner_resources(learner: str) -> tuple[str, ...]:
-    """The resource kinds ``learner`` can be partially evaluated by (``Proposal.resource``)."""
-    factory_of(learner)
-    return _RESOURCES.get(learner, DEFAULT_RESOURCES)
+def learner_resources(name: str) -> tuple[str, ...]:
+    """The resource kinds learner ``name`` can be partially evaluated by
+    (``Proposal.resource``)."""
+    return learner(name).resources
 
 
-def learner_gram_parameter(learner: str) -> str | None:
-    """The configuration parameter of ``learner``'s RBF width when it fits on a precomputed
-    kernel (``register_learner(gram_parameter=…)``), else None."""
-    return _GRAM_PARAMETERS.get(learner)
+def learner_gram_parameter(name: str) -> str | None:
+    """The configuration parameter of learner ``name``'s RBF width when it fits on a
+    precomputed kernel (``register_learner(gram_parameter=…)``), else None."""
+    return learner(name).gram_parameter if name in LEARNERS else None
 
 
-def learner_batch_trainer(learner: str) -> Callable[..., Any] | None:
-    """The function that trains several of ``learner``'s estimators as one batched model
+def learner_batch_trainer(name: str) -> Callable[..., Any] | None:
+    """The function that trains several of learner ``name``'s estimators as one batched model
     (``register_learner(batch_trainer=…)``, imported on first use), else None."""
-    path = _BATCH_TRAINERS.get(learner)
+    path = learner(name).batch_trainer if name in LEARNERS else None
     return None if path is None else import_attribute(path)
 
 
 def learner_names() -> tuple[str, ...]:
     """The registered learners, sorted."""
-    return tuple(sorted(_FACTORIES))
+    return tuple(sorted(LEARNERS))
 
 
 def learner_parameters(learner: str, config: Mapping[str, Value]) -> dict[str, Value]:
@@ -134,20 +160,6 @@ def learner_parameters(learner: str, config: Mapping[str, Value]) -> dict[str, V
         elif owner == learner:
             own[name] = value
     return own
-
-
-def factory_of(learner: str) -> LearnerFactory:
-    """The factory registered as ``learner``, or for a dotted path (``sklearn.ensemble.
-    ExtraTreesClassifier``) that estimator class's (:func:`register_estimator`); ``ValueError``
-    naming the choices otherwise."""
-    factory = _FACTORIES.get(learner)
-    if factory is None and "." in learner:
-        factory = register_estimator(learner)
-    if factory is None:
-        raise ValueError(
-            f"unknown learner {learner!r}; valid choices: {', '.join(learner_names())}"
-        )
-    return factory
 
 
 def _import_estimator(path: str) -> type:
@@ -259,8 +271,9 @@ def parameters_read(learner: str, config: Mapping[str, Value], n_train: int = 10
     parameter (``KeyError``) has asked for what it asked up to there; any other error of the
     factory is raised."""
     recorder = _ReadRecorder(learner_parameters(learner, config))
+    factory = factory_of(learner)  # an unknown learner is its one line, not a missing key
     with contextlib.suppress(KeyError):
-        factory_of(learner)(recorder, FitGuard(), 0, n_train)
+        factory(recorder, FitGuard(), 0, n_train)
     return set(recorder.read)
 
 
