@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-from experiments.interrupt import HardExit, Interrupted, exit_on_interrupt, raise_on_signals
+from experiments.run.interrupt import HardExit, Interrupted, exit_on_interrupt, raise_on_signals
 
 if __name__ == "__main__":  # before the slow imports: a Ctrl-C while they load is one line too
     raise_on_signals()
@@ -29,14 +29,14 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from experiments.cluster import check_launcher_overrides, check_shards
-from experiments.command_line import check_overrides, open_settings, relabelled
-from experiments.config import UsageError, boolean, spec_from_config
-from experiments.journal import Journal, check_journaled, journal_path
-from experiments.progress import interval_seconds
-from experiments.results import run_filename
-from experiments.search_path import search_path, use_search_path
-from experiments.single import footnotes, prepare, run_and_save, summarize
-from experiments.spec import RunSpec
+from experiments.configuration.command_line import check_overrides, open_settings, relabelled
+from experiments.configuration.config import UsageError, boolean, spec_from_config
+from experiments.configuration.search_path import search_path, use_search_path
+from experiments.configuration.spec import RunSpec
+from experiments.run.journal import Journal, check_journaled, journal_path
+from experiments.run.progress import interval_seconds
+from experiments.run.results import run_filename
+from experiments.run.single import footnotes, prepare, run_and_save, summarize
 from hpo.data.catalog import DatasetError
 from runfiles.layout import predictions_path
 

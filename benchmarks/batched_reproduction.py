@@ -153,9 +153,9 @@ def dtype_check(dtype: str, budget: int = 16) -> tuple[int, list[float]]:
     import copy
     from unittest import mock
 
-    from experiments.runner import run
-    from experiments.spaces import space_config
-    from experiments.spec import RunSpec
+    from experiments.configuration.spaces import space_config
+    from experiments.configuration.spec import RunSpec
+    from experiments.run.runner import run
     from hpo.data.catalog import load_dataset
     from hpo.learners.torch_network import FeedForwardNetwork
 

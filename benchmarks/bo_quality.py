@@ -38,7 +38,7 @@ import numpy as np
 from bo_step import IMPLEMENTATIONS, Ours, available
 from joblib import Parallel, delayed
 
-from experiments.results import provenance
+from experiments.run.results import provenance
 
 Objective = Callable[[np.ndarray], float]
 SVM_DATASETS = (
@@ -86,7 +86,7 @@ def problem(name: str, seed: int) -> tuple[int, Objective, float | None]:
 REPO_ROOT = Path(__file__).resolve().parents[1]
 OUR_SOURCES = ("hpo/gp", "hpo/optimizers", "hpo/space/search_space.py", "hpo/seeding.py")
 # what the SVM objective runs: the run's evaluator and the library, except the optimizer engine
-SVM_SOURCES = ("experiments/objectives.py", "experiments/runner.py", "hpo")
+SVM_SOURCES = ("experiments/objectives.py", "experiments/run/runner.py", "hpo")
 NOT_OBJECTIVE = ("hpo/gp", "hpo/optimizers")
 # our methods: (optimizer family, settings); gp-std = the engine with the two switches that are
 # not Spearmint (standardised losses, log-scale slice sampling of amp2 and noise)

@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 from experiments.autoweka import make_method
-from experiments.spaces import load_cash_library
+from experiments.configuration.spaces import load_cash_library
 from hpo.cash.space import build_cash_space
 from hpo.optimizers import smac_instances
 from hpo.optimizers.backends.configspace_shortcuts import configspace_shortcuts

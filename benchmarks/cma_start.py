@@ -28,8 +28,8 @@ import itertools  # noqa: E402
 import pandas as pd  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 
-from experiments.compose import compose_run  # noqa: E402
-from experiments.runner import execute_run  # noqa: E402
+from experiments.configuration.compose import compose_run  # noqa: E402
+from experiments.run.runner import execute_run  # noqa: E402
 
 STARTS = ("random", "centre")
 

@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 
-from experiments.spaces import load_space  # noqa: E402
+from experiments.configuration.spaces import load_space  # noqa: E402
 from hpo import seeding  # noqa: E402
 from hpo.data.catalog import load_dataset  # noqa: E402
 from hpo.evaluation.evaluator import Evaluator  # noqa: E402

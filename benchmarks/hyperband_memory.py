@@ -56,8 +56,8 @@ def network_bytes(trace: pd.DataFrame) -> float:
 
 
 def child(rows: int, unit: float, evaluations: int) -> None:
-    from experiments.compose import compose_run
-    from experiments.runner import run
+    from experiments.configuration.compose import compose_run
+    from experiments.run.runner import run
     from hpo.data.types import Dataset
 
     rng = np.random.default_rng(0)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import optuna
 
-from experiments.spaces import plain_space, space_config
+from experiments.configuration.spaces import plain_space, space_config
 from hpo.optimizers.optuna_sampler import OptunaSampler, distribution
 
 SEED = 7

@@ -4,7 +4,7 @@ Builds the sidecar a 5-fold run with a selection-free protocol would write (ever
 fold predictions on its validation rows, plus the retrained choices' test predictions) from the
 dataset's real splits, with predictions simulated as the true labels corrupted at an error rate
 drawn per model from [0.05, 0.6] (errors drawn uniformly among the other labels), and writes it
-with the same code as a run (``experiments.results.write_atomic``). Real models agree with each
+with the same code as a run (``experiments.run.results.write_atomic``). Real models agree with each
 other more than independent corruptions do, so real sidecars compress at least as well: the
 figures are an upper estimate. ``--real`` instead runs the given optimizer for real (slow).
 
@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.results import write_atomic
-from experiments.runner import prediction_block, predictions_table
-from experiments.spec import RunSpec
+from experiments.configuration.spec import RunSpec
+from experiments.run.results import write_atomic
+from experiments.run.runner import prediction_block, predictions_table
 from hpo.data.catalog import load_dataset
 from hpo.evaluation.protocol import ProtocolSettings, RepetitionSplits
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from experiments.spaces import load_prior_space, load_space
+from experiments.configuration.spaces import load_prior_space, load_space
 
 
 def timed(run: Callable[[], object], repeats: int) -> tuple[float, float]:

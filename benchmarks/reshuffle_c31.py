@@ -57,7 +57,7 @@ from scipy import stats as scipy_stats
 
 from analysis.load import load_outcomes
 from analysis.stats import wilcoxon_pvalue
-from experiments.spaces import space_config
+from experiments.configuration.spaces import space_config
 from hpo.gp.kernels import make_kernel
 from hpo.gp.slice_sampler import HyperChain, SpearmintPriors
 from hpo.space.search_space import space_from_config

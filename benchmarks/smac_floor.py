@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from experiments.autoweka import make_method
-from experiments.spaces import load_cash_library
+from experiments.configuration.spaces import load_cash_library
 from hpo.cash.space import build_cash_space
 
 CANDIDATES = 10_000  # random configurations scored per retraining (seed §2.2.1)

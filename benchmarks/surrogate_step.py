@@ -25,7 +25,7 @@ from functools import partial
 
 import numpy as np
 
-from experiments.spaces import load_space
+from experiments.configuration.spaces import load_space
 from hpo.optimizers import make_optimizer
 from hpo.space.search_space import Categorical, Integer, Real
 

@@ -38,8 +38,8 @@ import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
 from experiments.cluster import size_bin, tvs_size  # noqa: E402
-from experiments.compose import compose_config, compose_run, override  # noqa: E402
-from experiments.runner import execute_run  # noqa: E402
+from experiments.configuration.compose import compose_config, compose_run, override  # noqa: E402
+from experiments.run.runner import execute_run  # noqa: E402
 from hpo.data.catalog import catalog, load_dataset  # noqa: E402
 
 THESIS_CORE_HOURS = 9.8 * 24 * 64  # thesis §3.3: 9.8 days on 64 cores

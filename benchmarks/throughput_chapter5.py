@@ -33,8 +33,8 @@ import pandas as pd  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from throughput import optimizer_seconds_at  # noqa: E402
 
-from experiments.compose import compose_run  # noqa: E402
-from experiments.runner import execute_run  # noqa: E402
+from experiments.configuration.compose import compose_run  # noqa: E402
+from experiments.run.runner import execute_run  # noqa: E402
 from experiments.sweep import load_experiment, plan  # noqa: E402
 from hpo.data.catalog import load_dataset  # noqa: E402
 

@@ -1,7 +1,7 @@
 """How far past its time budget a run's search goes (Bermúdez-Chacón 2014's study; the
 target: a time budget is honoured within one evaluation).
 
-The loop (``experiments.runner._optimize``) starts no evaluation once ``time_budget`` seconds
+The loop (``experiments.run.runner._optimize``) starts no evaluation once ``time_budget`` seconds
 have passed, so the search ends at most one evaluation late. This runs seed 003's ``hrs`` and
 ``hypercube`` on the 17-learner tree (their own protocol and performance index; the model-
 selection stage after the search is left out: it is not part of the budget's loop) on three
@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from experiments.compose import compose_run
-from experiments.runner import run
+from experiments.configuration.compose import compose_run
+from experiments.run.runner import run
 from hpo.data.catalog import load_dataset
 
 DATASETS = ("sklearn-iris", "sklearn-wine", "sklearn-breast-cancer")

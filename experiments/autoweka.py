@@ -43,10 +43,10 @@ import yaml
 from scipy.stats import spearmanr
 
 from analysis.autoweka.report import seed_method
-from experiments.run_tables import RunResult
-from experiments.spaces import SPACE_DIR, cash_space
-from experiments.spec import RunSpec
-from experiments.trial_loop import Progress, run_trials
+from experiments.configuration.spaces import SPACE_DIR, cash_space
+from experiments.configuration.spec import RunSpec
+from experiments.run.run_tables import RunResult
+from experiments.run.trial_loop import Progress, run_trials
 from hpo import seeding
 from hpo.cash.space import CashSpace
 from hpo.data.catalog import Dataset, load_dataset
@@ -83,7 +83,7 @@ class CashRun:
 
 class InstanceTrials:
     """The trials of an optimizer that races configurations over instances
-    (:func:`experiments.trial_loop.run_trials`): each proposal is evaluated on the one
+    (:func:`experiments.run.trial_loop.run_trials`): each proposal is evaluated on the one
     instance it names; a trace row per evaluation, a trajectory row per new incumbent, each
     stamped with the clock (seed §4.1, §4.3)."""
 
@@ -463,7 +463,7 @@ CALIBRATED_FROM = "aw_random"
 
 
 def irace_calibrated(spec: Any, finished: Sequence[Any]) -> Any:
-    """``spec`` (an I/F-Race run's :class:`~experiments.runner.RunSpec`) with
+    """``spec`` (an I/F-Race run's :class:`~experiments.run.runner.RunSpec`) with
     ``max_evaluations`` calibrated from the finished random-search runs among ``finished`` (the
     sweep's planned runs of the part it runs after, on its dataset) whose time budget is of its
     kind (:func:`irace_budget`); as it is when it has no time budget, sets ``max_evaluations``

@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from experiments.compose import compose_run
-from experiments.spaces import cash_space, is_cash, load_space
+from experiments.configuration.compose import compose_run
+from experiments.configuration.spaces import cash_space, is_cash, load_space
 from hpo.data.catalog import Dataset, load_dataset
 from hpo.evaluation.evaluator import Evaluator
 from hpo.evaluation.instances import InstanceObjective, make_instances

@@ -15,9 +15,9 @@ import argparse
 import sys
 import time
 
-from experiments.config import UsageError
-from experiments.progress import interval_seconds
-from experiments.search_path import use_search_path
+from experiments.configuration.config import UsageError
+from experiments.configuration.search_path import use_search_path
+from experiments.run.progress import interval_seconds
 from experiments.sweep import (
     RESULTS_ROOT,
     add_candidates,

@@ -2,4 +2,4 @@
 reads them (:mod:`analysis`): where they live (:mod:`runfiles.layout`), the columns they hold and
 their types (:mod:`runfiles.schema`), and how they are written atomically, read, compared and set
 aside (:mod:`runfiles.files`). What a run's identity is, and so a file's name, is the
-experiments' business (:mod:`experiments.results`)."""
+experiments' business (:mod:`experiments.run.results`)."""

@@ -147,8 +147,8 @@ def plan_spec() -> Callable[..., Any]:
         space_settings: dict[str, Any] | None = None,
         **spec: Any,
     ) -> Any:
-        from experiments.spaces import space_config
-        from experiments.spec import RunSpec
+        from experiments.configuration.spaces import space_config
+        from experiments.configuration.spec import RunSpec
 
         if isinstance(space, str):
             space = space_config(space)

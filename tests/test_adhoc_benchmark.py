@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from analysis.__main__ import main as analysis_main
-from experiments.compose import compose_run
-from experiments.results import run_filename
-from experiments.single import run_and_save
+from experiments.configuration.compose import compose_run
+from experiments.run.results import run_filename
+from experiments.run.single import run_and_save
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "my_optimizer"
 SEARCH = "hydra.searchpath=[pkg://my_optimizer/conf]"

@@ -20,7 +20,7 @@ from sklearn.neighbors import KNeighborsClassifier, NearestCentroid, RadiusNeigh
 from sklearn.svm import SVC, LinearSVC, NuSVC
 from sklearn.tree import DecisionTreeClassifier
 
-from experiments.spaces import load_prior_space
+from experiments.configuration.spaces import load_prior_space
 from hpo.learners import FitGuard, fit_and_predict, learner_names, make_estimator
 from hpo.learners.registry import learner_parameters
 

@@ -22,8 +22,8 @@ from analysis.autoweka.report import (
     win_matrix,
     with_virtual,
 )
-from experiments.compose import compose_run
-from experiments.results import config_hash, run_filename
+from experiments.configuration.compose import compose_run
+from experiments.run.results import config_hash, run_filename
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["dataset=sklearn-iris", "space.learners=[knn,j48,bagging]", "space.max_ensemble=1"]
@@ -299,8 +299,8 @@ def test_the_seed_tables_are_the_spec_s_numbers():
 
 def test_ex_def_records_the_oracle_test_error_of_every_learner(tmp_path):
     from analysis.autoweka.report import load_summaries, oracle_table
-    from experiments.results import write_run
-    from experiments.runner import run
+    from experiments.run.results import write_run
+    from experiments.run.runner import run
 
     spec = compose_run(
         ["optimizer=aw_exdef", "dataset=sklearn-iris", "budget=1000", "time_budget=null",
@@ -392,7 +392,7 @@ def test_a_regression_fit_predicting_nan_is_a_failed_fold_and_smac_goes_on(monke
     import dataclasses
 
     from experiments.autoweka import run_cash
-    from experiments.spaces import load_cash_library
+    from experiments.configuration.spaces import load_cash_library
     from hpo.cash.space import build_cash_space
     from hpo.data.catalog import load_dataset
     from hpo.evaluation.evaluator import Evaluator

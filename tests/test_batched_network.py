@@ -18,7 +18,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from experiments.spaces import load_space  # noqa: E402
+from experiments.configuration.spaces import load_space  # noqa: E402
 from hpo.learners import FitGuard, make_estimator  # noqa: E402
 from hpo.learners.batched_network import fit_together  # noqa: E402
 from hpo.learners.network_settings import HiddenLayer, NetworkSettings  # noqa: E402
@@ -223,7 +223,7 @@ def _network_space(name: str) -> dict:
     """Space ``name`` at 4 epochs with patience 2 and learning rates up to 1, not the space's
     10: above about 1 training can be chaotic, and the batched kernels' other rounding grow
     to other losses (docs/surrogates-hyperband.md)."""
-    from experiments.spaces import space_config
+    from experiments.configuration.spaces import space_config
 
     space = copy.deepcopy({**space_config(name), "settings": {"patience": 2, "max_epochs": 4}})
     space["parameters"]["learning_rate"]["high"] = 1.0
@@ -234,7 +234,7 @@ def _runs_both_ways(monkeypatch, spec_with) -> tuple[list[int], dict]:
     """The run ``spec_with(batch_networks)`` on sklearn-digits with batching off and on
     (float32, the learner's dtype); returns the sizes of the batched trainer's calls and
     each trace, timings left out."""
-    from experiments.runner import run
+    from experiments.run.runner import run
     from hpo.data.catalog import load_dataset
     from hpo.learners import batched_network
 
@@ -293,7 +293,7 @@ def test_a_random_search_run_is_the_same_with_its_networks_batched(monkeypatch) 
     next ``batch_networks_size`` are asked ahead and trained together to the learner's full
     epochs, each with its own early stopping, and each validation resumes from that network:
     the same trace (losses, epochs spent), never past the budget (10 = 4 + 4 + 2)."""
-    from experiments.spec import RunSpec
+    from experiments.configuration.spec import RunSpec
 
     space = _network_space("ffnn_mrbi")
 
@@ -320,7 +320,7 @@ def test_a_random_search_run_is_the_same_with_its_networks_batched(monkeypatch) 
 def test_batch_networks_is_off_on_or_auto_and_its_size_a_count_in_one_line(
     setting: dict, message: str
 ) -> None:
-    from experiments.spec import RunSpec
+    from experiments.configuration.spec import RunSpec
 
     with pytest.raises(ValueError, match=message):
         RunSpec.of(dataset="sklearn-iris", optimizer="rs", rules={"rs": "best_validation"},
@@ -330,8 +330,8 @@ def test_batch_networks_is_off_on_or_auto_and_its_size_a_count_in_one_line(
 def test_the_batch_size_enters_a_runs_identity_only_when_it_can_change_it() -> None:
     """Its default, or any size with batching off, leaves the identity as it was; another size
     with batching on is a run of its own."""
-    from experiments.results import config_hash
-    from experiments.spec import RunSpec
+    from experiments.configuration.spec import RunSpec
+    from experiments.run.results import config_hash
 
     def spec(**setting) -> RunSpec:
         return RunSpec.of("sklearn-iris", "rs", {"rs": "best_validation"}, **setting)
@@ -348,7 +348,7 @@ def test_any_learner_that_declares_a_batch_trainer_is_trained_together(monkeypat
     registered again under another name, with its batch trainer declared, is trained together
     as the ``ffnn`` learner is (the same calls, the same trace); without the declaration it is
     trained alone."""
-    from experiments.spec import RunSpec
+    from experiments.configuration.spec import RunSpec
     from hpo.learners import registry
 
     space = {**_network_space("ffnn_mrbi"), "learner": "ffnn_again"}

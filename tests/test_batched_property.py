@@ -54,7 +54,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from experiments.spaces import space_config  # noqa: E402
+from experiments.configuration.spaces import space_config  # noqa: E402
 from hpo.learners import FitGuard, make_estimator  # noqa: E402
 from hpo.learners.batched_network import fit_together  # noqa: E402
 from hpo.learners.network_settings import (  # noqa: E402

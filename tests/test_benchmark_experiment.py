@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from analysis.report import write_report
-from experiments.config import UsageError
+from experiments.configuration.config import UsageError
 from experiments.sweep import add_candidates, load_experiment, plan, read_candidates, run_all
 from experiments.sweep.cli import main as sweep_main
 

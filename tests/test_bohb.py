@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.runner import run
-from experiments.spaces import load_space
+from experiments.configuration.spaces import load_space
+from experiments.run.runner import run
 from hpo.data.catalog import load_dataset
 from hpo.optimizers import make_optimizer, setting_names
 from hpo.optimizers.hyperband import brackets
@@ -136,7 +136,7 @@ def test_bohb_on_the_svm_with_training_shares_is_deterministic(plan_spec) -> Non
 BOHB_TRACE = """
 import json, numpy as np
 from hpo.optimizers import make_optimizer
-from experiments.spaces import load_space
+from experiments.configuration.spaces import load_space
 space = load_space("ffnn_mnist")
 optimizer = make_optimizer("bohb", space, 10_000, np.random.default_rng(5), max_resource=9, eta=3)
 proposals = []
@@ -173,7 +173,7 @@ def test_the_surrogates_svm_part_runs_bohb_on_hyperbands_plan_in_every_profile()
     import yaml
 
     from analysis.surrogates import svm
-    from experiments.config import CONF_DIR
+    from experiments.configuration.config import CONF_DIR
 
     experiment = yaml.safe_load((CONF_DIR / "experiment" / "surrogates.yaml").read_text())
     with_svm = {n: p for n, p in experiment["profiles"].items() if "svm" in p["parts"]}

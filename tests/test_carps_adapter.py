@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from experiments.compose import compose_run
-from experiments.config import UsageError, check_method
+from experiments.configuration.compose import compose_run
+from experiments.configuration.config import UsageError, check_method
 from experiments.objectives import ObjectiveFunction
 from hpo.optimizers import make_optimizer, optimizer_class
 from hpo.optimizers.carps_optimizer import active_config

@@ -25,9 +25,9 @@ import pytest
 from reference import differences
 
 from analysis.autoweka.report import in_table_units, seed_method
-from experiments.compose import compose_run
-from experiments.runner import run
-from experiments.search_path import group_choices
+from experiments.configuration.compose import compose_run
+from experiments.configuration.search_path import group_choices
+from experiments.run.runner import run
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "cash_reference.json").read_text())
 METHODS = [name for name in group_choices("optimizer") if name.startswith("aw_")]

@@ -10,8 +10,8 @@ import pytest
 from scipy import stats
 
 from experiments.autoweka import make_method
-from experiments.config import CONF_DIR
-from experiments.spaces import load_cash_library
+from experiments.configuration.config import CONF_DIR
+from experiments.configuration.spaces import load_cash_library
 from hpo.cash.space import CashSpace, build_cash_space
 from hpo.optimizers import Proposal
 from hpo.optimizers.cash_baselines import (

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_diabetes, load_wine
 
-from experiments.spaces import load_cash_library
+from experiments.configuration.spaces import load_cash_library
 from hpo.cash.space import ComponentLibrary, build_cash_space, space_size_log10
 from hpo.learners import FitGuard, fit_and_predict
 from hpo.learners.autoweka import build_estimator

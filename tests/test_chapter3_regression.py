@@ -64,9 +64,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.compose import compose_config, override
-from experiments.config import spec_from_config
-from experiments.runner import execute_run
+from experiments.configuration.compose import compose_config, override
+from experiments.configuration.config import spec_from_config
+from experiments.run.runner import execute_run
 from experiments.sweep import load_experiment
 
 pytestmark = pytest.mark.reference

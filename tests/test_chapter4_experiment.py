@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.compose import compose_run
-from experiments.config import UsageError, check_method
-from experiments.single import run_and_save
+from experiments.configuration.compose import compose_run
+from experiments.configuration.config import UsageError, check_method
+from experiments.run.single import run_and_save
 from experiments.sweep import plan
 from hpo.data.catalog import load_dataset
 from hpo.ensembles import forward_greedy, majority_vote

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 import hpo.evaluation.fitting
-from experiments.compose import compose_run
-from experiments.config import UsageError, check_method
-from experiments.results import config_hash
+from experiments.configuration.compose import compose_run
+from experiments.configuration.config import UsageError, check_method
+from experiments.run.results import config_hash
 from experiments.sweep import dataset_notes, plan, record_dataset_notes
 from hpo.data.catalog import Dataset, plan_datasets
 from hpo.data.openml_sets import load_openml

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from experiments.spaces import load_space
+from experiments.configuration.spaces import load_space
 from hpo.optimizers import FAMILIES, Optimizer, make_optimizer, setting_names
 from hpo.optimizers.cmaes import CMAESOptimizer, auto_popsize
 from hpo.space.search_space import Categorical, Condition, Integer, Real, Space
@@ -157,8 +157,8 @@ def test_smac_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 def test_smac_end_to_end_through_the_runner() -> None:
     pytest.importorskip("smac")
-    from experiments.runner import run
-    from experiments.spec import RunSpec
+    from experiments.configuration.spec import RunSpec
+    from experiments.run.runner import run
 
     result = run(
         RunSpec.of(
@@ -201,7 +201,7 @@ SMAC_TRACE = """
 import json, numpy as np
 from hpo.optimizers import make_optimizer
 from hpo.space.search_space import space_from_config
-from experiments.spaces import space_config
+from experiments.configuration.spaces import space_config
 space = space_from_config(space_config("sklearn_cash"))
 optimizer = make_optimizer("smac", space, 24, np.random.default_rng(5))
 proposals = []

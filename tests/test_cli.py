@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.command_line import check_overrides
-from experiments.config import UsageError
+from experiments.configuration.command_line import check_overrides
+from experiments.configuration.config import UsageError
 from runfiles.files import without_timing
 
 REPO = Path(__file__).resolve().parents[1]

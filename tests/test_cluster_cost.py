@@ -21,7 +21,7 @@ from experiments.cluster.costs import (
     run_seconds,
 )
 from experiments.cluster.report import array_warning
-from experiments.config import UsageError
+from experiments.configuration.config import UsageError
 
 REPO = Path(__file__).resolve().parents[1]
 KEYS = ["family", "protocol", "bin"]

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from experiments.spaces import load_space
+from experiments.configuration.spaces import load_space
 from hpo.optimizers import Proposal, make_optimizer
 from hpo.optimizers.cmaes import CMAESOptimizer
 from hpo.space.search_space import space_from_config
@@ -137,7 +137,7 @@ def test_registry_builds_it_and_nothing_is_written(tmp_path, monkeypatch) -> Non
 
 
 def test_initial_step_size_is_0_3_in_the_unit_cube_as_configured_for_every_cma_method() -> None:
-    from experiments.compose import compose_run
+    from experiments.configuration.compose import compose_run
 
     assert (
         CMAESOptimizer(load_space("svm_rbf"), 100, np.random.default_rng(0)).strategy.sigma0 == 0.3
@@ -184,7 +184,7 @@ def test_a_random_start_can_stay_on_the_one_class_plateau_and_the_centre_start_d
 
 
 def test_the_start_is_the_centre_for_every_cma_method_and_random_on_request() -> None:
-    from experiments.compose import compose_run
+    from experiments.configuration.compose import compose_run
 
     for overrides in (
         ["optimizer=cma"],

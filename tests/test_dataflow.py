@@ -1,8 +1,8 @@
 """Run-level data flow: which rows every fit of a real run trains on and is scored on.
 
 A recording learner (:class:`RecordingModel`) is run through the real
-:func:`experiments.runner.execute_run`. Feature column 0 of every row holds the row's index in the
-concatenation ``[X; X_test]``, so each fit records the row ids it was trained on and every
+:func:`experiments.run.runner.execute_run`. Feature column 0 of every row holds the row's index
+in the concatenation ``[X; X_test]``, so each fit records the row ids it was trained on and every
 prediction the row ids it was asked about. Predictions are a fixed function of the configuration,
 the training rows and the row id, so this test recomputes every loss of the trace and every test
 error of the outcomes from the splits of :class:`hpo.evaluation.protocol.RepetitionSplits` alone
@@ -23,9 +23,9 @@ import pandas as pd
 import pytest
 
 import hpo.learners.registry
-from experiments.runner import execute_run
-from experiments.spaces import space_config
-from experiments.spec import RunSpec
+from experiments.configuration.spaces import space_config
+from experiments.configuration.spec import RunSpec
+from experiments.run.runner import execute_run
 from hpo.data.catalog import Dataset
 from hpo.evaluation.protocol import ProtocolSettings, RepetitionSplits
 from hpo.learners.registry import Learner

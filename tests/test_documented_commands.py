@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 
 from experiments.cluster import check_launcher_overrides, check_shards
-from experiments.command_line import check_overrides
-from experiments.compose import compose_run
-from experiments.config import UsageError, check_method
+from experiments.configuration.command_line import check_overrides
+from experiments.configuration.compose import compose_run
+from experiments.configuration.config import UsageError, check_method
 from hpo.data.catalog import DatasetError, uci121_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,7 +123,7 @@ def _first_value(override: str) -> str:
     if key.startswith(("hydra.", "space.learners")) or value.startswith("["):
         return override
     if value.startswith("glob("):
-        from experiments.search_path import group_choices
+        from experiments.configuration.search_path import group_choices
 
         pattern = value[len("glob(") : -1]
         return f"{key}={next(c for c in group_choices(key) if _glob(pattern, c))}"

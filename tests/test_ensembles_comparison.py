@@ -13,8 +13,8 @@ import pytest
 
 from analysis.esmbo import data
 from analysis.report import write_report
-from experiments.results import write_run
-from experiments.runner import run
+from experiments.run.results import write_run
+from experiments.run.runner import run
 from experiments.sweep import plan
 
 

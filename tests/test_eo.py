@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.single import run_and_save
-from experiments.spec import RunSpec
+from experiments.configuration.spec import RunSpec
+from experiments.run.single import run_and_save
 from hpo.data.catalog import load_dataset
 from hpo.ensembles import ensemble_loss, forward_greedy, majority_vote
 from hpo.evaluation.protocol import ProtocolSettings

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments.compose import compose_run
-from experiments.runner import run
-from experiments.spec import RunSpec
+from experiments.configuration.compose import compose_run
+from experiments.configuration.spec import RunSpec
+from experiments.run.runner import run
 from hpo.ensembles.agnostic_bayes import bootstrap_risks, example_losses
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.esmbo import ESMBOOptimizer

@@ -12,9 +12,9 @@ import pytest
 from analysis.esmbo import data
 from analysis.esmbo.report import CLAIMS
 from analysis.report import write_report
-from experiments.compose import compose_run
-from experiments.results import write_run
-from experiments.runner import run
+from experiments.configuration.compose import compose_run
+from experiments.run.results import write_run
+from experiments.run.runner import run
 
 DATASETS = {"svm": ["sklearn-breast-cancer", "sklearn-wine"], "svr": ["sklearn-diabetes"]}
 SPACES = {"svm": "esmbo_svm", "svr": "esmbo_svr"}

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from scipy.optimize import approx_fprime
 
-from experiments.compose import compose_run
-from experiments.config import UsageError, check_method
-from experiments.runner import run
-from experiments.spaces import load_space, spaces_for_task
+from experiments.configuration.compose import compose_run
+from experiments.configuration.config import UsageError, check_method
+from experiments.configuration.spaces import load_space, spaces_for_task
+from experiments.run.runner import run
 from hpo.data.binary import binarize
 from hpo.data.catalog import dataset_task, load_dataset
 from hpo.ensembles.agnostic_bayes import ensemble_predict, pool_losses

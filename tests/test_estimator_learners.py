@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from experiments.compose import compose_run
-from experiments.results import config_hash
-from experiments.runner import run
+from experiments.configuration.compose import compose_run
+from experiments.run.results import config_hash
+from experiments.run.runner import run
 from hpo.learners import learner_task, make_estimator
 from hpo.learners.guard import FitGuard
 from runfiles.files import without_timing

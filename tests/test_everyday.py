@@ -15,10 +15,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments import results
-from experiments.results import inspect_results_file
-from experiments.single import prepare, run_and_save
-from experiments.spec import RunSpec
+from experiments.configuration.spec import RunSpec
+from experiments.run import results
+from experiments.run.results import inspect_results_file
+from experiments.run.single import prepare, run_and_save
 from experiments.sweep import plan, run_sweep, status
 from runfiles.files import without_timing
 

@@ -36,8 +36,8 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from experiments import single
-from experiments.search_path import SEARCH_PATH_ENV
+from experiments.configuration.search_path import SEARCH_PATH_ENV
+from experiments.run import single
 from experiments.sweep import PlannedRun, execute, plan, run_sweep, status
 from experiments.sweep.cli import main as sweep_main
 from runfiles.files import spec_from_file, without_timing

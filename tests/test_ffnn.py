@@ -9,7 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from experiments.spaces import load_space  # noqa: E402
+from experiments.configuration.spaces import load_space  # noqa: E402
 from hpo.learners import FitGuard, check_learner_settings, fit_and_predict, make_estimator  # noqa: E402
 from hpo.learners.network_settings import HiddenLayer, NetworkSettings, hidden_layers  # noqa: E402
 from hpo.learners.torch_network import (  # noqa: E402

@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.compose import compose_run
-from experiments.results import config_hash, run_filename
-from experiments.runner import run
+from experiments.configuration.compose import compose_run
+from experiments.run.results import config_hash, run_filename
+from experiments.run.runner import run
 from hpo.data import files, openml_sets, sources
 from hpo.data.catalog import dataset_fingerprint, dataset_task, load_dataset
 from hpo.data.sources import Source, register_source

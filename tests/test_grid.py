@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments.spaces import load_space
+from experiments.configuration.spaces import load_space
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.grid import GridSearch
 

@@ -17,10 +17,10 @@ from scipy.stats import wilcoxon as scipy_wilcoxon
 
 from analysis.hierarchical import claims, data, seed
 from analysis.report import write_report
-from experiments.compose import compose_run
-from experiments.results import config_hash
-from experiments.single import run_and_save
-from experiments.spaces import load_prior_space
+from experiments.configuration.compose import compose_run
+from experiments.configuration.spaces import load_prior_space
+from experiments.run.results import config_hash
+from experiments.run.single import run_and_save
 from hpo.space.prior_files import with_priors
 from runfiles import layout
 

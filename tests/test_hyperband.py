@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments.runner import run
-from experiments.spaces import load_space
+from experiments.configuration.spaces import load_space
+from experiments.run.runner import run
 from hpo.data.catalog import load_dataset
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.hyperband import Fidelity, Hyperband, brackets
@@ -172,8 +172,8 @@ def test_a_runs_progress_counts_to_hyperbands_own_plan_not_the_budget_cap() -> N
     """The progress line's total and its time left come from the plan (31 evaluations for
     R = 16, η = 4), not from a budget that only caps it (a 100,000-evaluation cap once read
     'about 26 h 52 min left' for a 31-evaluation run)."""
-    from experiments.compose import compose_run
-    from experiments.single import planned_evaluations
+    from experiments.configuration.compose import compose_run
+    from experiments.run.single import planned_evaluations
 
     base = ["optimizer=hyperband", "dataset=sklearn-digits", "space=ffnn_mnist"]
     plan = ["optimizer.settings.max_resource=16", "optimizer.settings.eta=4"]

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from experiments.spaces import load_space
+from experiments.configuration.spaces import load_space
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.hypercube import MAX_SIDE, ShrinkingHypercube, next_side
 

@@ -312,8 +312,8 @@ def test_partial_evaluations_run_in_the_child_as_in_process():
 
 
 def test_limits_off_keep_the_run_identity_and_on_change_it():
-    from experiments.results import config_hash
-    from experiments.spec import RunSpec
+    from experiments.configuration.spec import RunSpec
+    from experiments.run.results import config_hash
 
     spec = RunSpec.of(dataset="sklearn-iris", optimizer="rs", rules={"rs": "best_validation"})
     assert "limits" not in spec.identity()
@@ -322,8 +322,8 @@ def test_limits_off_keep_the_run_identity_and_on_change_it():
 
 
 def test_run_py_limits_settings_are_checked_before_a_run():
-    from experiments.command_line import check_overrides
-    from experiments.config import UsageError, _limits
+    from experiments.configuration.command_line import check_overrides
+    from experiments.configuration.config import UsageError, _limits
 
     with pytest.raises(UsageError, match="unknown limits setting 'bogus'; valid choices: enabled"):
         check_overrides(["limits.bogus=1"])

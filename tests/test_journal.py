@@ -1,4 +1,4 @@
-"""A run's journal (``journal=true``, :mod:`experiments.journal`): an interrupted run resumes
+"""A run's journal (``journal=true``, :mod:`experiments.run.journal`): an interrupted run resumes
 from its recorded evaluations and ends with the results of a run never interrupted, bit for bit
 (timing columns aside); a journal cut short mid-record, another run's, another revision's or one
 that disagrees with the run's proposals is handled as the module says; runs a journal cannot
@@ -18,13 +18,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.compose import compose_run
-from experiments.interrupt import Interrupted
-from experiments.journal import Journal, JournalError, check_journaled, journal_path
-from experiments.results import run_filename
-from experiments.runner import _set_up, run
-from experiments.single import run_and_save
-from experiments.spec import RunSpec
+from experiments.configuration.compose import compose_run
+from experiments.configuration.spec import RunSpec
+from experiments.run.interrupt import Interrupted
+from experiments.run.journal import Journal, JournalError, check_journaled, journal_path
+from experiments.run.results import run_filename
+from experiments.run.runner import _set_up, run
+from experiments.run.single import run_and_save
 from hpo.data.catalog import load_dataset
 from hpo.optimizers.base import Proposal
 from hpo.optimizers.random_search import RandomSearch

@@ -13,11 +13,11 @@ import pytest
 
 from analysis.__main__ import main as analysis_main
 from analysis.load import PooledLabelError, check_one_method_per_label, load_outcomes
-from experiments.command_line import label_overrides
-from experiments.compose import compose_run
-from experiments.config import UsageError
-from experiments.results import config_hash, method_hash, run_filename
-from experiments.single import run_and_save
+from experiments.configuration.command_line import label_overrides
+from experiments.configuration.compose import compose_run
+from experiments.configuration.config import UsageError
+from experiments.run.results import config_hash, method_hash, run_filename
+from experiments.run.single import run_and_save
 
 IRIS = ["dataset=sklearn-iris", "budget=3"]
 REPO = Path(__file__).resolve().parents[1]

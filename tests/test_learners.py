@@ -8,7 +8,7 @@ import pytest
 from sklearn.datasets import load_wine
 from sklearn.svm import SVC
 
-from experiments.spaces import load_prior_space, load_space
+from experiments.configuration.spaces import load_prior_space, load_space
 from hpo.learners import (
     FAILED_LABEL,
     FitGuard,
@@ -168,7 +168,7 @@ def _configs(learner: str, n: int, seed: int = 0) -> list[dict]:
         space = load_space(SPACE_OF[learner])
         return [space.sample(rng) for _ in range(n)]
     if learner in AUTOWEKA_TASK_OF:
-        from experiments.spaces import load_cash_library
+        from experiments.configuration.spaces import load_cash_library
         from hpo.cash.space import build_cash_space
 
         cash = build_cash_space(load_cash_library(), AUTOWEKA_TASK_OF[learner], True)
@@ -456,14 +456,14 @@ def test_an_unknown_retraining_rule_is_one_line_naming_the_choices() -> None:
 
 
 def test_every_shipped_space_hands_each_parameter_to_a_learner_that_reads_it() -> None:
-    from experiments.spaces import space_choices, space_config, unread_parameters
+    from experiments.configuration.spaces import space_choices, space_config, unread_parameters
 
     for name in space_choices():
         assert unread_parameters(space_config(name)) == [], name
 
 
 def test_a_misspelt_or_misplaced_parameter_is_found() -> None:
-    from experiments.spaces import space_config, unread_parameters
+    from experiments.configuration.spaces import space_config, unread_parameters
     from hpo.learners import parameters_read
 
     assert parameters_read("svm_rbf", {"C": 1.0, "gamma": 0.1, "other": 3}) == {"C", "gamma"}

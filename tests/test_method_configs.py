@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from experiments.compose import compose_run
-from experiments.config import CONF_DIR
+from experiments.configuration.compose import compose_run
+from experiments.configuration.config import CONF_DIR
 from experiments.sweep import load_experiment, plan
 
 # method: (family, reshuffle, selection split, rule or {reported method: rule})

@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments.compose import compose_run
+from experiments.configuration.compose import compose_run
 from experiments.objectives import ObjectiveFunction
-from experiments.runner import run
+from experiments.run.runner import run
 
 TASK = ["dataset=sklearn-wine", "space=svm_rbf"]
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import yaml
 
-from experiments.spaces import load_cash_library
+from experiments.configuration.spaces import load_cash_library
 from hpo.cash.space import build_cash_space
 from hpo.optimizers import CLASSES, Optimizer, Proposal
 from hpo.optimizers.random_search import RandomSearch

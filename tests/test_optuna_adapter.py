@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from experiments.compose import compose_run
-from experiments.config import UsageError, check_method
+from experiments.configuration.compose import compose_run
+from experiments.configuration.config import UsageError, check_method
 from hpo.optimizers import make_optimizer, optimizer_class
 from hpo.space.search_space import Categorical, Integer, Real
 from hpo.testing import TOY_CONDITIONAL_SPACE, check_optimizer

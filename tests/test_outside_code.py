@@ -1,7 +1,8 @@
-"""Code from outside this repository is part of a run's identity (``experiments/outside_code.py``):
-an outside optimizer, a class in an optimizer's settings, an estimator class as the learner. A
-changed outside optimizer (its source or its version) is a new run with a new results file, not
-the old result reused; this repository's own code is not part of the identity."""
+"""Code from outside this repository is part of a run's identity
+(``experiments/configuration/outside_code.py``): an outside optimizer, a class in an optimizer's
+settings, an estimator class as the learner. A changed outside optimizer (its source or its
+version) is a new run with a new results file, not the old result reused; this repository's own
+code is not part of the identity."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from experiments.compose import compose_run
-from experiments.outside_code import outside_classes, outside_code, targets_in
-from experiments.results import config_hash
+from experiments.configuration.compose import compose_run
+from experiments.configuration.outside_code import outside_classes, outside_code, targets_in
+from experiments.run.results import config_hash
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "my_optimizer"

@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.compose import compose_run
-from experiments.config import UsageError
+from experiments.configuration.compose import compose_run
+from experiments.configuration.config import UsageError
 from hpo.optimizers import make_optimizer, optimizer_class, optimizer_versions, setting_names
 from hpo.testing import check_optimizer
 from runfiles.files import without_timing

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.runner import run
-from experiments.single import run_and_save
-from experiments.spaces import space_config
-from experiments.spec import RunSpec
+from experiments.configuration.spaces import space_config
+from experiments.configuration.spec import RunSpec
+from experiments.run.runner import run
+from experiments.run.single import run_and_save
 from hpo.data.catalog import load_dataset
 from hpo.ensembles import majority_vote
 from hpo.evaluation.choices import ChoiceScorer

@@ -118,7 +118,7 @@ def test_the_loop_learns_one_prior_per_signature_by_its_scores() -> None:
 
 
 def test_the_learned_prior_file_loads_into_the_space_and_keeps_its_fallback() -> None:
-    from experiments.spaces import load_prior_space, space_config
+    from experiments.configuration.spaces import load_prior_space, space_config
 
     values, scores, signatures = _observations(np.random.default_rng(0))
     learned = learn_general_priors(values, scores, signatures, 1e-5, 1.0, seed=0)

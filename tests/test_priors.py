@@ -14,7 +14,7 @@ import pytest
 import yaml
 from scipy import stats
 
-from experiments.spaces import is_cash, load_space, space_choices, space_config
+from experiments.configuration.spaces import is_cash, load_space, space_choices, space_config
 from hpo.space.prior_distributions import (
     CategoricalWeights,
     GaussianMixture,

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.progress import RunProgress, duration, remaining
-from experiments.single import missing_valid_notes
+from experiments.run.progress import RunProgress, duration, remaining
+from experiments.run.single import missing_valid_notes
 
 REPO = Path(__file__).resolve().parents[1]
 LINE = (
@@ -171,7 +171,7 @@ def test_a_sweep_off_a_terminal_prints_progress_lines(
 LONG_C_CALL = """
 import pathlib, sys
 import numpy as np
-from experiments.interrupt import HardExit, Interrupted, exit_on_interrupt, raise_on_signals
+from experiments.run.interrupt import HardExit, Interrupted, exit_on_interrupt, raise_on_signals
 
 raise_on_signals()
 marker = pathlib.Path(sys.argv[1])
@@ -224,7 +224,7 @@ def test_a_block_shorter_than_the_interval_still_says_where_it_ended() -> None:
     the last line now comes when the block ends, and none after an error."""
     import io
 
-    from experiments.progress import StatusLines
+    from experiments.run.progress import StatusLines
 
     stream = io.StringIO()
     with StatusLines(lambda: "30/30 evaluations", 60.0, stream):

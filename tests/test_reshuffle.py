@@ -17,7 +17,7 @@ from benchmarks.reshuffle_c31 import (
     report,
     thesis_agreement,
 )
-from experiments.compose import compose_run
+from experiments.configuration.compose import compose_run
 from hpo.evaluation.protocol import ProtocolSettings, RepetitionSplits
 from hpo.optimizers.bayes import GPEIOptimizer
 from hpo.space.search_space import Real, Space

@@ -10,9 +10,9 @@ import pandas as pd
 
 from analysis import runs
 from analysis.render import TableWriter
-from experiments.results import assemble
-from experiments.runner import run
-from experiments.spec import RunSpec
+from experiments.configuration.spec import RunSpec
+from experiments.run.results import assemble
+from experiments.run.runner import run
 from hpo.data.catalog import Dataset
 from hpo.evaluation.protocol import ProtocolSettings
 

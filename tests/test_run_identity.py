@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from experiments.compose import compose_run
-from experiments.results import config_hash
-from experiments.spaces import space_config
-from experiments.spec import RunSpec
-from experiments.stages import POST_RUN_STAGES
+from experiments.configuration.compose import compose_run
+from experiments.configuration.spaces import space_config
+from experiments.configuration.spec import RunSpec
+from experiments.run.results import config_hash
+from experiments.run.stages import POST_RUN_STAGES
 from hpo.evaluation.objective import OBJECTIVES
 from hpo.optimizers import CLASSES
 from hpo.optimizers.instances import CashOptimizer

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from experiments import spaces
-from experiments.compose import compose_run
-from experiments.config import check_method
-from experiments.results import config_hash
-from experiments.single import run_and_save
-from experiments.spaces import space_config
-from experiments.spec import PARTS, Execution, RunSpec, identity_key
+from experiments.configuration import spaces
+from experiments.configuration.compose import compose_run
+from experiments.configuration.config import check_method
+from experiments.configuration.spaces import space_config
+from experiments.configuration.spec import PARTS, Execution, RunSpec, identity_key
+from experiments.run.results import config_hash
+from experiments.run.single import run_and_save
 from hpo.evaluation.isolation import EvaluationLimits
 from hpo.evaluation.protocol import ProtocolSettings
 from hpo.learners import FitGuard

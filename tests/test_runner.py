@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.results import assemble, write_atomic
-from experiments.runner import execute_run
-from experiments.spec import RunSpec
+from experiments.configuration.spec import RunSpec
+from experiments.run.results import assemble, write_atomic
+from experiments.run.runner import execute_run
 from hpo.data.catalog import Dataset, load_dataset
 from hpo.evaluation.protocol import ProtocolSettings
 from hpo.optimizers import CLASSES, RandomSearch

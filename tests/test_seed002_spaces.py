@@ -10,7 +10,7 @@ import pytest
 import yaml
 from omegaconf import OmegaConf
 
-from experiments.spaces import SPACE_DIR, load_space
+from experiments.configuration.spaces import SPACE_DIR, load_space
 from hpo.space.search_space import Categorical, Integer, Real, SpaceError, space_from_config
 
 
@@ -70,7 +70,7 @@ def test_plain_integers_are_unchanged_by_the_log_option() -> None:
 
 @pytest.mark.parametrize("name", ["ffnn_mnist", "ffnn_mrbi"])
 def test_seed002_spaces_load_alike_with_pyyaml_omegaconf_and_hydra(name: str) -> None:
-    from experiments.compose import compose_config
+    from experiments.configuration.compose import compose_config
 
     text = (SPACE_DIR / f"{name}.yaml").read_text()
     expected = load_space(name)
@@ -80,7 +80,7 @@ def test_seed002_spaces_load_alike_with_pyyaml_omegaconf_and_hydra(name: str) ->
 
 
 def test_settings_are_read_and_overridable() -> None:
-    from experiments.compose import compose_config
+    from experiments.configuration.compose import compose_config
 
     config = compose_config(["space=ffnn_mnist", "space.settings.device=auto"])
     assert space_from_config(config["space"]).learner_settings["device"] == "auto"

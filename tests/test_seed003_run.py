@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.compose import compose_run
-from experiments.config import UsageError
-from experiments.runner import run
-from experiments.single import run_and_save
-from experiments.spaces import load_prior_space, space_config
-from experiments.spec import RunSpec
+from experiments.configuration.compose import compose_run
+from experiments.configuration.config import UsageError
+from experiments.configuration.spaces import load_prior_space, space_config
+from experiments.configuration.spec import RunSpec
+from experiments.run.runner import run
+from experiments.run.single import run_and_save
 from hpo.data.catalog import load_dataset
 from hpo.evaluation.evaluator import Evaluator
 from hpo.evaluation.objective import IndexLoss

@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("smac")
 
-from experiments.compose import compose_run  # noqa: E402
-from experiments.runner import run  # noqa: E402
+from experiments.configuration.compose import compose_run  # noqa: E402
+from experiments.run.runner import run  # noqa: E402
 from hpo.optimizers import make_optimizer  # noqa: E402
 from hpo.optimizers.smac import SMACOptimizer  # noqa: E402
 from hpo.space.search_space import space_from_config  # noqa: E402

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from omegaconf import OmegaConf
 
-from experiments.spaces import load_space, space_choices
+from experiments.configuration.spaces import load_space, space_choices
 from hpo.learners import learner_names
 from hpo.space.search_space import (
     Categorical,
@@ -110,7 +110,7 @@ def test_yaml_spaces_load_alike_with_pyyaml_and_omegaconf(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["svm_rbf", "random_forest", "svm_kernels", "sklearn_cash"])
 def test_hydra_composes_the_same_space(name: str) -> None:
-    from experiments.compose import compose_config
+    from experiments.configuration.compose import compose_config
 
     assert space_from_config(compose_config([f"space={name}"])["space"]) == load_space(name)
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from experiments.compose import compose_run
-from experiments.spaces import load_space
+from experiments.configuration.compose import compose_run
+from experiments.configuration.spaces import load_space
 from hpo.optimizers import make_optimizer
 from hpo.optimizers.surrogate import SurrogateSMBO, encode, expected_improvement
 from hpo.space.search_space import Categorical, Real, Space

@@ -31,7 +31,7 @@ from experiments.cluster.networks import (
     plan_rungs,
 )
 from experiments.cluster.report import print_cost
-from experiments.config import UsageError
+from experiments.configuration.config import UsageError
 from experiments.sweep import plan
 from hpo.optimizers.hyperband import Fidelity
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.compose import compose_run
-from experiments.results import write_atomic
-from experiments.spec import RunSpec
+from experiments.configuration.compose import compose_run
+from experiments.configuration.spec import RunSpec
+from experiments.run.results import write_atomic
 from experiments.sweep import PlannedRun
 from experiments.sweep.planning import _dependent
 from runfiles import layout

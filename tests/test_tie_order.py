@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.spaces import load_space
+from experiments.configuration.spaces import load_space
 from hpo.optimizers.cmaes import CMAESOptimizer, ranks_in_evaluation_order
 
 REPO = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ import pytest
 
 hyperopt = pytest.importorskip("hyperopt")
 
-from experiments.spaces import load_space  # noqa: E402
+from experiments.configuration.spaces import load_space  # noqa: E402
 from hpo.optimizers import make_optimizer, setting_names  # noqa: E402
 from hpo.optimizers.tpe import TPEOptimizer, configuration, hyperopt_space  # noqa: E402
 from hpo.space.search_space import Categorical, Condition, Integer, Real, Space  # noqa: E402
@@ -112,9 +112,9 @@ def test_plain_integers_keep_equal_bins() -> None:
 
 def test_tpe_runs_by_name_on_the_mnist_stand_in() -> None:
     pytest.importorskip("torch")
-    from experiments.runner import run
-    from experiments.spaces import space_config
-    from experiments.spec import RunSpec
+    from experiments.configuration.spaces import space_config
+    from experiments.configuration.spec import RunSpec
+    from experiments.run.runner import run
 
     space = {**space_config("ffnn_mnist"), "settings": {"max_epochs": 3}}
     spec = RunSpec.of(
@@ -202,7 +202,7 @@ def test_the_cash_tree_proposes_what_hyperopts_own_suggest_does() -> None:
     ``pyll.rec_eval`` and ``tpe.miscs_to_idxs_vals`` are hyperopt's own again after each call."""
     from hyperopt import pyll, tpe
 
-    from experiments.spaces import load_cash_library
+    from experiments.configuration.spaces import load_cash_library
     from hpo.cash.space import build_cash_space
     from hpo.optimizers.cash_tpe import SharedNodeTPE
 

@@ -1,4 +1,4 @@
-"""The one trial loop (experiments/trial_loop.py): it stops at the budget in evaluations, at the
+"""The one trial loop (experiments/run/trial_loop.py): it stops at the budget in evaluations, at the
 budget in seconds (no trial starts after it) or when the optimizer has nothing left to ask, and
 charges the optimizer with asking and telling only."""
 
@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from experiments import trial_loop
-from experiments.trial_loop import run_trials
+from experiments.run import trial_loop
+from experiments.run.trial_loop import run_trials
 from hpo.optimizers import Proposal
 
 

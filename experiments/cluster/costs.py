@@ -23,8 +23,8 @@ from experiments.cluster.networks import (
     plan_full_fits,
     plan_rungs,
 )
-from experiments.config import UsageError
-from experiments.spec import RunSpec
+from experiments.configuration.config import UsageError
+from experiments.configuration.spec import RunSpec
 from hpo.data.catalog import catalog, resolve_name
 from hpo.learners import learner_resources
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from experiments.config import CONF_DIR, UsageError
+from experiments.configuration.config import CONF_DIR, UsageError
 
 
 def _launcher_settings(launcher: str) -> list[str]:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from experiments.config import UsageError
+from experiments.configuration.config import UsageError
 from hpo.optimizers import MultiFidelity, optimizer_class
 from hpo.optimizers.hyperband import Fidelity
 

@@ -38,7 +38,7 @@ from experiments.cluster.networks import (
     read_epoch_table,
     reference_epoch,
 )
-from experiments.config import UsageError
+from experiments.configuration.config import UsageError
 from hpo.optimizers import MultiFidelity, optimizer_class
 
 MAX_ARRAY_SIZE = 1001  # SLURM's default MaxArraySize

@@ -2,7 +2,7 @@
 
 import sys
 
-from experiments.interrupt import raise_on_signals
+from experiments.run.interrupt import raise_on_signals
 from experiments.sweep.cli import main
 
 # A signal is one line and exit 130 (SIGINT) or 143 (SIGTERM), as for a single run.

@@ -7,8 +7,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from experiments.config import UsageError
-from experiments.search_path import group_choices
+from experiments.configuration.config import UsageError
+from experiments.configuration.search_path import group_choices
 from experiments.sweep.experiment import chosen_profile, load_experiment, parts_of, unique
 from hpo.data.catalog import unknown_choice_message as _unknown
 from runfiles import layout

@@ -7,10 +7,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from experiments.config import UsageError
-from experiments.interrupt import Interrupted
-from experiments.progress import interval_seconds
-from experiments.search_path import use_search_path
+from experiments.configuration.config import UsageError
+from experiments.configuration.search_path import use_search_path
+from experiments.run.interrupt import Interrupted
+from experiments.run.progress import interval_seconds
 from experiments.sweep.candidates import add_candidates, checked_candidates
 from experiments.sweep.execution import run_all
 from experiments.sweep.merge import consolidate

@@ -15,9 +15,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from experiments.interrupt import Interrupted
-from experiments.progress import StatusLines, duration, interval_seconds, on_terminal, remaining
-from experiments.results import inspect_results_file
+from experiments.run.interrupt import Interrupted
+from experiments.run.progress import StatusLines, duration, interval_seconds, on_terminal, remaining
+from experiments.run.results import inspect_results_file
 from experiments.sweep.experiment import chosen_profile, load_experiment, parts_of
 from experiments.sweep.planning import PlannedRun, of_parts, plan
 from experiments.sweep.workers import claim, mark_run_interrupted, record_dead_workers, signal_name
@@ -48,7 +48,7 @@ def execute(
     """Run one planned run unless finished or claimed by another worker; returns (status,
     seconds). Never raises for the run's own errors: they are written to its ``*.failed.json``
     record."""
-    from experiments.single import run_and_save
+    from experiments.run.single import run_and_save
 
     if run.path.exists():
         return "skipped", 0.0

@@ -10,9 +10,9 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from experiments.compose import compose_config, override
-from experiments.config import UsageError
-from experiments.search_path import group_choices, session_search_path
+from experiments.configuration.compose import compose_config, override
+from experiments.configuration.config import UsageError
+from experiments.configuration.search_path import group_choices, session_search_path
 from hpo.data.catalog import unknown_choice_message as _unknown
 
 SHARED_SETTINGS = (
@@ -33,8 +33,8 @@ def experiment_choices() -> list[str]:
 def load_experiment(name: str) -> dict[str, Any]:
     """The experiment's config as a dict, composed by Hydra (``conf/experiment/<name>.yaml``, or
     ``experiment/<name>.yaml`` of a folder of the session's search path,
-    :func:`experiments.search_path.use_search_path`), or a YAML file given by path; raises
-    :class:`UsageError` naming the valid choices and where they were searched."""
+    :func:`experiments.configuration.search_path.use_search_path`), or a YAML file given by path;
+    raises :class:`UsageError` naming the valid choices and where they were searched."""
     if name.endswith(".yaml"):
         if not Path(name).is_file():
             raise UsageError(f"experiment file {name} not found")

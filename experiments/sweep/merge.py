@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.config import (
+from experiments.configuration.config import (
     UsageError,
 )
 from experiments.sweep.planning import PlannedRun

@@ -13,15 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from experiments.compose import compose_config, override
-from experiments.config import (
+from experiments.configuration.compose import compose_config, override
+from experiments.configuration.config import (
     UsageError,
     check_method,
     check_task,
     spec_from_config,
 )
-from experiments.results import inspect_results_file, run_filename
-from experiments.spec import RunSpec
+from experiments.configuration.spec import RunSpec
+from experiments.run.results import inspect_results_file, run_filename
 from experiments.sweep.candidates import read_candidates, read_search_path
 from experiments.sweep.experiment import (
     chosen_profile,

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.queue import job_states
-from experiments.results import inspect_results_file
+from experiments.run.results import inspect_results_file
 from experiments.sweep.experiment import chosen_profile, load_experiment
 from experiments.sweep.planning import PlannedRun
+from experiments.sweep.queue import job_states
 from experiments.sweep.workers import (
     INTERRUPTED,
     dead_markers,

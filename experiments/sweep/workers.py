@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.interrupt import Interrupted
-from experiments.queue import job_states, this_job
+from experiments.run.interrupt import Interrupted
 from experiments.sweep.planning import PlannedRun
+from experiments.sweep.queue import job_states, this_job
 from runfiles.files import write_json_atomically
 
 

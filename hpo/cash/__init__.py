@@ -6,5 +6,5 @@ The study's other parts live with their concepts: its method families in :mod:`h
 (``instances``, the base of optimizers that race over instances; ``cash_baselines``,
 ``smac_instances``, ``cash_tpe``, ``irace``), the instance-wise objective in
 :mod:`hpo.evaluation.instances`, and a run's trials over instances in ``experiments/autoweka.py``
-(through the one trial loop, ``experiments/trial_loop.py``).
+(through the one trial loop, ``experiments/run/trial_loop.py``).
 """

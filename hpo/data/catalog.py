@@ -196,7 +196,7 @@ def source_code(name: str) -> str | None:
     """The dotted path of the function that loads a registered source's dataset (``<prefix>:…``
     of :data:`SOURCES`, or ``binary:`` of one), None for a catalog name. Its code decides the
     data as a file's bytes do, so a run's identity fingerprints it when it is not this
-    repository's (:mod:`experiments.outside_code`)."""
+    repository's (:mod:`experiments.configuration.outside_code`)."""
     source = source_of(name.removeprefix(BINARY_PREFIX))
     if source is None:
         return None

@@ -288,7 +288,7 @@ class Evaluator:
         resource_kind: str = "epochs",
     ) -> None:
         """Learn ``validation`` as :meth:`validate`'s answer for ``config`` on ``batch`` without
-        fitting (a resumed run's recorded evaluations, :mod:`experiments.journal`); the first
+        fitting (a resumed run's recorded evaluations, :mod:`experiments.run.journal`); the first
         answer is the one kept, as :meth:`validate` keeps it."""
         self._valid_cache.setdefault(
             self._valid_key(config, batch, resource, resource_kind), validation

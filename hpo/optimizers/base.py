@@ -80,7 +80,7 @@ class Optimizer(ABC):
     # True for an optimizer that races configurations over instances (seed 004's
     # hpo.optimizers.instances.CashOptimizer): each proposal names the one instance it is
     # evaluated on (experiments.autoweka.InstanceTrials); else every proposal is scored on its
-    # batch's folds (experiments.runner.FoldTrials). One trial loop runs both.
+    # batch's folds (experiments.run.runner.FoldTrials). One trial loop runs both.
     races_instances: bool = False
     # False for a method whose proposals do not depend on its rng (Ex-Def: every learner at its
     # defaults); the conformance checker (hpo.testing) then expects the same proposals from

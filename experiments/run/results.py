@@ -20,8 +20,8 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from experiments.run_tables import RunResult
-from experiments.spec import RunSpec
+from experiments.configuration.spec import RunSpec
+from experiments.run.run_tables import RunResult
 from hpo.optimizers import optimizer_versions
 from runfiles import layout
 from runfiles.files import inspect_run_file, stored_revision, write_parquet
@@ -50,7 +50,7 @@ _PACKAGES = (
     "hyperopt",  # seed 002's TPE
     "hpo-thesis",
 )
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def config_hash(spec: RunSpec) -> str:

@@ -24,7 +24,7 @@ from hpo.space.prior_files import prior_space_from_config
 from hpo.space.priors import PriorSpace
 from hpo.space.search_space import Space, SpaceError
 
-SPACE_DIR = Path(__file__).resolve().parents[1] / "conf" / "space"
+SPACE_DIR = Path(__file__).resolve().parents[2] / "conf" / "space"
 
 
 def space_choices() -> list[str]:

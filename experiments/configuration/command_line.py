@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from experiments.config import (
+from experiments.configuration.config import (
     CONFIG_GROUPS,
     FIT_GUARD_FIELDS,
     LIMITS_KEYS,
@@ -15,8 +15,8 @@ from experiments.config import (
     TOP_LEVEL_KEYS,
     UsageError,
 )
-from experiments.search_path import group_choices, search_path
-from experiments.spec import (
+from experiments.configuration.search_path import group_choices, search_path
+from experiments.configuration.spec import (
     POST_HOC_DEFAULTS,
     RunSpec,
 )

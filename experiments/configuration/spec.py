@@ -14,7 +14,7 @@ contributes its own share of the run's identity and names what it is.
 
 A run's identity (hashed into ``config_hash``, which names its results file) is the union of its
 parts' identities, the seed and repetition, and the outside code it names
-(:mod:`experiments.outside_code`). Each part computes its share from its fields
+(:mod:`experiments.configuration.outside_code`). Each part computes its share from its fields
 (:meth:`Part.identity`): a field enters under its own name, or the key its
 :func:`known_as` metadata gives (the name results were first written under), and is left out
 only where its metadata says so — ``neutral`` (never part of the identity: the sweep's name) or
@@ -30,9 +30,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
-from experiments.outside_code import outside_code
-from experiments.spaces import is_cash, parsed, space_config
-from experiments.stages import check_stages
+from experiments.configuration.outside_code import outside_code
+from experiments.configuration.spaces import is_cash, parsed, space_config
+from experiments.run.stages import check_stages
 from hpo.data.catalog import (
     dataset_fingerprint,
     is_data_file,
@@ -153,7 +153,8 @@ class Task(Part):
 
     @property
     def cash(self) -> bool:
-        """Whether the space is seed 004's CASH space (:func:`experiments.spaces.cash_space`)."""
+        """Whether the space is seed 004's CASH space
+        (:func:`experiments.configuration.spaces.cash_space`)."""
         return is_cash(self.space)
 
     @property
@@ -191,7 +192,7 @@ class Method(Part):
     or an outside class's dotted path; ``settings`` its keyword arguments. ``rules`` maps each
     label the run reports (e.g. ``gp-r`` and ``gp-pm-r``) to its selection rule; ``pm_domain``,
     ``vote_ties`` and ``post_hoc`` are the rules' settings; ``stages`` the post-run stages run on
-    the finished trace (``{<experiments.stages.POST_RUN_STAGES name>: settings}``)."""
+    the finished trace (``{<experiments.run.stages.POST_RUN_STAGES name>: settings}``)."""
 
     optimizer: str
     rules: Mapping[str, str]
@@ -307,7 +308,7 @@ PARTS: dict[str, type[Part]] = {
 class RunSpec:
     """Everything one run depends on, as parts (:data:`PARTS`), plus the ``seed`` and the
     ``repetition``. Built from composed Hydra configs by
-    :func:`experiments.config.spec_from_config`, or from keywords by :meth:`of`."""
+    :func:`experiments.configuration.config.spec_from_config`, or from keywords by :meth:`of`."""
 
     task: Task
     method: Method
@@ -358,8 +359,9 @@ class RunSpec:
     def outside_code(self) -> dict[str, Any]:
         """The classes of other packages the run names (its optimizer, its settings'
         ``_target_`` classes, a learner or a selection rule by dotted path), each with its
-        distribution, version and source fingerprint (:mod:`experiments.outside_code`); a
-        registered source's dataset names its loading function (:func:`source_code`)."""
+        distribution, version and source fingerprint
+        (:mod:`experiments.configuration.outside_code`); a registered source's dataset names its
+        loading function (:func:`source_code`)."""
         classes = [*self.task.search_space.learners, *self.method.rules.values()]
         loader = source_code(self.task.dataset)
         if loader is not None:
@@ -384,7 +386,7 @@ class RunSpec:
 
     def with_labels(self, rules: Mapping[str, str]) -> RunSpec:
         """The same run reporting under other labels
-        (:func:`experiments.command_line.relabelled`)."""
+        (:func:`experiments.configuration.command_line.relabelled`)."""
         return self.with_settings(rules=dict(rules))
 
 

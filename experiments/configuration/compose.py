@@ -18,10 +18,10 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.initialize import get_gh_backup, restore_gh_from_backup
 from omegaconf import OmegaConf
 
-from experiments.command_line import check_overrides, open_settings, relabelled
-from experiments.config import CONF_DIR, spec_from_config
-from experiments.search_path import SEARCH_PATH_KEY, search_path, session_search_path
-from experiments.spec import RunSpec
+from experiments.configuration.command_line import check_overrides, open_settings, relabelled
+from experiments.configuration.config import CONF_DIR, spec_from_config
+from experiments.configuration.search_path import SEARCH_PATH_KEY, search_path, session_search_path
+from experiments.configuration.spec import RunSpec
 
 
 def override(key: str, value: Any) -> str:
@@ -70,6 +70,6 @@ def _inside_this_app() -> bool:
 
 def compose_run(overrides: Sequence[str]) -> RunSpec:
     """The run that ``python run.py <overrides>`` would execute, labelled by what its overrides
-    change (:func:`experiments.command_line.relabelled`)."""
+    change (:func:`experiments.configuration.command_line.relabelled`)."""
     cfg = compose_config(overrides)
     return relabelled(spec_from_config(cfg), overrides, cfg["optimizer"].get("label"))

@@ -12,14 +12,14 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from experiments.interrupt import writing_results
-from experiments.journal import Journal
-from experiments.progress import RunProgress, StatusLines, interval_seconds, on_terminal
-from experiments.results import inspect_results_file, is_stale, write_run
-from experiments.run_tables import RunResult
-from experiments.runner import run
-from experiments.spaces import plain_space
-from experiments.spec import RunSpec
+from experiments.configuration.spaces import plain_space
+from experiments.configuration.spec import RunSpec
+from experiments.run.interrupt import writing_results
+from experiments.run.journal import Journal
+from experiments.run.progress import RunProgress, StatusLines, interval_seconds, on_terminal
+from experiments.run.results import inspect_results_file, is_stale, write_run
+from experiments.run.run_tables import RunResult
+from experiments.run.runner import run
 from hpo.data.catalog import Dataset, dataset_task
 from hpo.optimizers import optimizer_class
 from runfiles.files import ensure_writable, read_run, set_aside, spec_from_file, stored_revision
@@ -74,9 +74,9 @@ def run_and_save(
 ) -> Path:
     """Execute ``spec`` and write its results to ``path``, unless that file exists
     (``show_progress``: a progress bar on a terminal, else a progress line on stderr every
-    ``$HPO_PROGRESS_SECONDS`` seconds, :mod:`experiments.progress`). With a ``journal`` the run
+    ``$HPO_PROGRESS_SECONDS`` seconds, :mod:`experiments.run.progress`). With a ``journal`` the run
     resumes from the evaluations it holds and records the others; it is removed once the
-    results are written (:mod:`experiments.journal`)."""
+    results are written (:mod:`experiments.run.journal`)."""
     if path.exists():
         return path
     started = time.perf_counter()

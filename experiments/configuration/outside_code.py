@@ -4,7 +4,7 @@ A run may name classes of other packages: an optimizer by its dotted path (a met
 ``_target_``), a class inside an optimizer's settings (Optuna's sampler, a CARP-S optimizer:
 any ``_target_``), an estimator class as the learner, a selection rule's class. Their code
 decides the results as much as the settings do, so each enters the run's identity
-(:meth:`experiments.spec.RunSpec.identity`) by
+(:meth:`experiments.configuration.spec.RunSpec.identity`) by
 
 * its distribution's name and version (``importlib.metadata``; the package's ``__version__``
   where no distribution is installed), and

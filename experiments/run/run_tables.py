@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from experiments.spec import RunSpec
+from experiments.configuration.spec import RunSpec
 from hpo.evaluation.choices import ChoiceScorer
 from hpo.evaluation.evaluator import Evaluator, Validation
 from hpo.optimizers import (
@@ -27,7 +27,7 @@ from runfiles.schema import PREDICTION_COLUMNS, PREDICTION_KINDS, PROBABILITY_PR
 class RunResult:
     """A finished run's tables: one row per evaluation, one per (method, iteration) outcome, and
     (when the run keeps them) the predictions, one row per (model, split, fold, example); and the
-    rows of its post-run stages, by row type (:mod:`experiments.stages`)."""
+    rows of its post-run stages, by row type (:mod:`experiments.run.stages`)."""
 
     trace: pd.DataFrame
     outcomes: pd.DataFrame

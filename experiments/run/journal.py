@@ -26,9 +26,9 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from experiments.results import provenance
-from experiments.runner import RecordedEvaluation
-from experiments.spec import RunSpec
+from experiments.configuration.spec import RunSpec
+from experiments.run.results import provenance
+from experiments.run.runner import RecordedEvaluation
 from hpo.evaluation.evaluator import Evaluator
 from hpo.optimizers import MultiFidelity, optimizer_class
 

@@ -8,7 +8,7 @@ and returns a choice per iteration (one member, or several); each distinct membe
 all non-test data and tested once (cached by configuration), a choice of several members is
 scored by their majority vote, which gives the test-error-versus-iteration curves of every rule
 for free. With ``predictions`` the run also returns every model's predicted labels (the
-predictions sidecar, :mod:`experiments.results`).
+predictions sidecar, :mod:`experiments.run.results`).
 """
 
 from __future__ import annotations
@@ -21,16 +21,16 @@ import numpy as np
 import pandas as pd
 
 from experiments.autoweka import run_on_instances
-from experiments.run_tables import (
+from experiments.configuration.spec import RunSpec
+from experiments.run.run_tables import (
     Evaluation,
     RunResult,
     outcome_table,
     predictions_frame,
     trace_table,
 )
-from experiments.spec import RunSpec
-from experiments.stages import FinishedLoop, run_stages
-from experiments.trial_loop import Progress, run_trials
+from experiments.run.stages import FinishedLoop, run_stages
+from experiments.run.trial_loop import Progress, run_trials
 from hpo import seeding
 from hpo.data.catalog import Dataset, load_dataset
 from hpo.evaluation.choices import ChoiceScorer
@@ -61,7 +61,7 @@ from hpo.space.search_space import Space
 
 @dataclass(frozen=True)
 class RecordedEvaluation:
-    """One evaluation as a journal keeps it (:mod:`experiments.journal`): what was evaluated,
+    """One evaluation as a journal keeps it (:mod:`experiments.run.journal`): what was evaluated,
     its validation and its times."""
 
     config: dict[str, Any]  # the learner's configuration
@@ -74,7 +74,7 @@ class RecordedEvaluation:
 
 class EvaluationLog(Protocol):
     """Where the loop records its evaluations and, on a resumed run, replays the recorded ones
-    from (:class:`experiments.journal.Journal`)."""
+    from (:class:`experiments.run.journal.Journal`)."""
 
     @property
     def replaying(self) -> bool:
@@ -116,12 +116,12 @@ def run(
     progress: Progress | None = None,
     journal: EvaluationLog | None = None,
 ) -> RunResult:
-    """Run ``spec`` through the one trial loop (:mod:`experiments.trial_loop`): its proposals
+    """Run ``spec`` through the one trial loop (:mod:`experiments.run.trial_loop`): its proposals
     scored on their folds (:func:`run_on_folds`), or, for an optimizer that races
     configurations over instances (seed 004's), each on the instance it names
     (:func:`experiments.autoweka.run_on_instances`). ``progress`` (e.g. a progress bar) hears of
     every evaluation; it cannot change the results. A ``journal`` (proposals on folds only,
-    :func:`experiments.journal.check_journaled`) records the evaluations and resumes from
+    :func:`experiments.run.journal.check_journaled`) records the evaluations and resumes from
     those it holds."""
     if optimizer_class(spec.method.optimizer).races_instances:
         return run_on_instances(spec, data, data_dir, progress)
@@ -327,10 +327,11 @@ class _Scored:
 
 
 class FoldTrials:
-    """The trials of every study but Thornton 2014's (:func:`experiments.trial_loop.run_trials`):
-    a proposal is scored on the folds of its batch's split; rules observe the optimizer after
-    every trial. With a ``journal`` its recorded evaluations answer the first proposals and every
-    new one is appended to it (:mod:`experiments.journal`)."""
+    """The trials of every study but Thornton 2014's
+    (:func:`experiments.run.trial_loop.run_trials`): a proposal is scored on the folds of its
+    batch's split; rules observe the optimizer after every trial. With a ``journal`` its
+    recorded evaluations answer the first proposals and every new one is appended to it
+    (:mod:`experiments.run.journal`)."""
 
     def __init__(
         self,

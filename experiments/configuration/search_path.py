@@ -13,7 +13,7 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from experiments.config import CONF_DIR, UsageError
+from experiments.configuration.config import CONF_DIR, UsageError
 
 
 def group_choices(group: str, search_path: Sequence[str] = ()) -> list[str]:

@@ -1,4 +1,4 @@
-"""From Hydra configs to plain :class:`~experiments.runner.RunSpec` objects, and the checks that
+"""From Hydra configs to plain :class:`~experiments.run.runner.RunSpec` objects, and the checks that
 turn a bad command line into one clear line (exit code 2) before anything runs."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 from omegaconf import OmegaConf
 
-from experiments.spaces import plain_space, unread_parameters
-from experiments.spec import (
+from experiments.configuration.spaces import plain_space, unread_parameters
+from experiments.configuration.spec import (
     BATCH_NETWORKS_SIZE,
     POST_HOC_DEFAULTS,
     Budget,
@@ -29,7 +29,7 @@ from hpo.learners import FitGuard, factory_of, learner_names, make_estimator
 from hpo.optimizers import check_settings, make_optimizer
 from hpo.space.search_space import SpaceError
 
-CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 
 
 def if_space(space: str, name: str, then: Any, otherwise: Any) -> Any:
@@ -145,8 +145,8 @@ def _space(declaration: Mapping[str, Any]) -> dict[str, Any]:
 
 def check_task(space: Mapping[str, Any], dataset: str) -> None:
     """A space for another task than the dataset's is one line naming the spaces that fit."""
-    from experiments.runner import space_task
-    from experiments.spaces import spaces_for_task
+    from experiments.configuration.spaces import spaces_for_task
+    from experiments.run.runner import space_task
 
     try:
         learners_task = space_task(plain_space(space))
@@ -326,7 +326,7 @@ def _objective(settings: Any, space: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _stages(settings: Any) -> dict[str, dict[str, Any]]:
-    """The run's post-run stages (:mod:`experiments.stages`): seed 003's model selection when a
+    """The run's post-run stages (:mod:`experiments.run.stages`): seed 003's model selection when a
     method config sets ``optimizer.model_selection`` (§3.5), checked (α outside (0, 1), k < 1,
     bad importances: one line)."""
     from hpo.significance.stage import SelectionSettings

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import TextIO
 
-from experiments.config import UsageError
+from experiments.configuration.config import UsageError
 
 INTERVAL_VARIABLE = "HPO_PROGRESS_SECONDS"
 DEFAULT_INTERVAL = 30.0
@@ -103,9 +103,9 @@ class StatusLines:
 
 class RunProgress:
     """One run's evaluations for :class:`StatusLines` (and the terminal's bar): called after
-    every evaluation with (iteration, validation loss), as ``experiments.runner.run``'s
+    every evaluation with (iteration, validation loss), as ``experiments.run.runner.run``'s
     ``progress``. A resumed run's first ``replayed`` evaluations come from its journal
-    (:mod:`experiments.journal`): they are said to be replayed, and the time left is estimated
+    (:mod:`experiments.run.journal`): they are said to be replayed, and the time left is estimated
     from the pace of the evaluations after them."""
 
     def __init__(
