@@ -42,12 +42,12 @@ import pandas as pd
 import yaml
 from scipy.stats import spearmanr
 
-from analysis.autoweka.report import seed_method
 from experiments.configuration.spaces import SPACE_DIR, cash_space
 from experiments.configuration.spec import RunSpec
 from experiments.run.run_tables import RunResult
 from experiments.run.trial_loop import Progress, run_trials
 from hpo import seeding
+from hpo.cash import paper_method_name
 from hpo.cash.space import CashSpace
 from hpo.data.catalog import Dataset, load_dataset
 from hpo.evaluation.clock import Clock
@@ -268,7 +268,11 @@ def _started(
     """The run's optimizer, built once on its own stream and started on ``cash`` with
     ``n_instances``."""
     rng = seeding.rng(
-        spec.seed, data.stream_name, spec.repetition, "autoweka", seed_method(spec.method.name)
+        spec.seed,
+        data.stream_name,
+        spec.repetition,
+        "autoweka",
+        paper_method_name(spec.method.name),
     )
     settings = dict(spec.method.settings)
     optimizer = make_optimizer(spec.method.optimizer, cash.space, evaluations, rng, **settings)

@@ -24,10 +24,11 @@ from pathlib import Path
 import pytest
 from reference import differences
 
-from analysis.autoweka.report import in_table_units, seed_method
+from analysis.autoweka.report import in_table_units
 from experiments.configuration.compose import compose_run
 from experiments.configuration.search_path import group_choices
 from experiments.run.runner import run
+from hpo.cash import paper_method_name
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "cash_reference.json").read_text())
 METHODS = [name for name in group_choices("optimizer") if name.startswith("aw_")]
@@ -42,15 +43,15 @@ TINY = [
 ]
 
 
-def test_every_seed_method_has_a_config():
-    assert sorted(seed_method(m) for m in METHODS) == sorted(REFERENCE)
+def test_every_paper_method_has_a_config():
+    assert sorted(paper_method_name(m) for m in METHODS) == sorted(REFERENCE)
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_each_method_runs_by_name_and_proposes_what_it_proposed(method):
     spec = compose_run([f"optimizer={method}", *TINY])
     result = run(spec)
-    reference = REFERENCE[seed_method(method)]
+    reference = REFERENCE[paper_method_name(method)]
     trace = result.trace
     got = [
         [c, int(i), float(loss)]

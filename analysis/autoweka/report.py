@@ -43,11 +43,11 @@ from scipy import stats
 from analysis.claims import Claim, MissingInput, Outcome, records_frame, run_claim
 from analysis.figures import method_styles
 from analysis.render import markdown
+from hpo.cash import paper_method_name
 from hpo.optimizers.cash_baselines import limited_grid
 
 SEED_TABLES = Path(__file__).parent / "seed_tables"
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
-METHOD_PREFIX = "aw_"  # conf/optimizer/aw_<the seed's method name>.yaml
 ALPHA = 0.01  # seed §4.1: Welch's t-test at p = 0.01
 METHOD_NAMES = {  # ours -> the seed's column names
     "exdef": "Ex-Def",
@@ -71,13 +71,6 @@ VIRTUAL = {
     "best_limited_baseline": LIMITED_BASELINES,
 }
 VARIANTS = {"10": "smac_10batch", "12": "smac_multilevel", "14": "smac_rrsv", "16": "smac_long"}
-
-
-def seed_method(method: str) -> str:
-    """The seed-004 name of a method (``aw_smac`` -> ``smac``): the report's and the random
-    stream's name (experiments/autoweka.py), so that a run proposes what it proposed before the
-    methods were configs."""
-    return method.removeprefix(METHOD_PREFIX)
 
 
 def in_table_units(loss: float, task: str) -> float:
@@ -120,7 +113,7 @@ def load_summaries(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
             continue
         first, last = table.iloc[0], final.iloc[0]
         task = str(first["task"])
-        method = seed_method(str(first["run_method"]))
+        method = paper_method_name(str(first["run_method"]))
         factor = float(dict(spec.get("optimizer_settings") or {}).get("budget_factor", 1.0))
         timed = spec.get("time_budget") is not None
         oracle = outcomes[outcomes.rule == "oracle"]

@@ -8,3 +8,12 @@ The study's other parts live with their concepts: its method families in :mod:`h
 :mod:`hpo.evaluation.instances`, and a run's trials over instances in ``experiments/autoweka.py``
 (through the one trial loop, ``experiments/run/trial_loop.py``).
 """
+
+METHOD_PREFIX = "aw_"  # conf/optimizer/aw_<the paper's method name>.yaml
+
+
+def paper_method_name(method: str) -> str:
+    """The paper's name of an Auto-WEKA method (``aw_smac`` -> ``smac``): what the study's
+    report calls it and the name of the random stream its optimizer draws from, so that a run
+    proposes what it proposed before the methods were method files."""
+    return method.removeprefix(METHOD_PREFIX)
