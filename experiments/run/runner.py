@@ -1,8 +1,8 @@
 """One optimization run, from a plain :class:`RunSpec` to its results tables.
 
-Data flow: dataset → outer split → ``optimizer.ask()`` → the protocol gives the folds
-for this batch → the configuration's learner is fitted and scored (:mod:`hpo.evaluation.evaluator`)
-→
+Data flow, one trial at a time through :mod:`experiments.run.trial_loop`: dataset → outer
+split → ``optimizer.ask()`` → the protocol gives the folds for this batch → the
+configuration's learner is fitted and scored (:mod:`hpo.evaluation.evaluator`) →
 ``optimizer.tell(validation loss)`` → one trace row. Then every selection rule reads the trace
 and returns a choice per iteration (one member, or several); each distinct member is retrained on
 all non-test data and tested once (cached by configuration), a choice of several members is
@@ -135,8 +135,9 @@ def run_on_folds(
     progress: Progress | None = None,
     journal: EvaluationLog | None = None,
 ) -> RunResult:
-    """The loop every study but seed 004 runs: each proposal is scored on the folds of its
-    batch's split; then every rule's choices are tested and the post-run stages run."""
+    """A run of every study but Thornton 2014's: its trials (:class:`FoldTrials`) through the
+    one trial loop, each proposal scored on the folds of its batch's split; then every rule's
+    choices are tested and the post-run stages run."""
     setup = _set_up(spec, data if data is not None else load_dataset(spec.task.dataset, data_dir))
     try:
         evaluations = _optimize(
