@@ -18,8 +18,9 @@
 # Every step runs whatever an earlier one did, its output teed to $OUT/<step>.txt; at the end a
 # summary ($OUT/summary.txt) lists each step ok or FAILED (its exit code, or its time limit), and
 # the script exits 1 if any step failed. Each step has a time limit (`timeout`), and the whole
-# script GPU_SCRIPT_SECONDS (default 290): a step gets at most what is left of it, and a step
-# left no time is not run and counts as failed. The steps run in order of what they are for:
+# script GPU_SCRIPT_SECONDS (default 290): a step gets at most what is left of it, less the
+# 5 s a step that ignores SIGTERM is given before SIGKILL, so the script ends within its budget;
+# a step left no time is not run and counts as failed. The steps run in order of what they are for:
 # the tests, the two cost tables, the end-to-end runs, then the rest.
 #
 # Needs PyTorch with CUDA, NumPy, scikit-learn, pandas, PyYAML, pytest and mlxtend (pip install
@@ -30,6 +31,7 @@ out=${OUT:-gpu-results}
 mkdir -p "$out"
 export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH}
 budget_s=${GPU_SCRIPT_SECONDS:-290}
+kill_grace_s=5  # after a step's limit, SIGTERM; SIGKILL this much later
 steps=()
 results=()
 failed=0
@@ -39,7 +41,7 @@ failed=0
 step() {
     local name=$1 limit=$2
     shift 2
-    local left=$((budget_s - SECONDS))
+    local left=$((budget_s - SECONDS - kill_grace_s))
     ((limit > left)) && limit=$left
     steps+=("$name")
     if ((limit < 1)); then
@@ -49,7 +51,7 @@ step() {
         return
     fi
     echo "== $name (at most ${limit} s): $*"
-    timeout -k 5 "$limit" "$@" 2>&1 | tee "$out/$name.txt"
+    timeout -k "$kill_grace_s" "$limit" "$@" 2>&1 | tee "$out/$name.txt"
     local rc=${PIPESTATUS[0]}
     if ((rc == 0)); then
         results+=("ok")

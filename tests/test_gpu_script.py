@@ -30,6 +30,7 @@ echo "$*" >> "$FAKE_LOG"
 case "$*" in
   *"$FAKE_FAIL"*) echo "planted failure"; exit 3 ;;
   *"$FAKE_HANG"*) exec sleep 60 ;;
+  *"$FAKE_STUBBORN"*) trap '' TERM; exec sleep 60 ;;
   run.py*device=cuda*batch_networks=on*) seconds=39.9 ;;
   run.py*device=cuda*) seconds=47.4 ;;
   run.py*) seconds=28.0 ;;
@@ -40,7 +41,13 @@ echo "hyperband mnist-5k    ffnn  holdout           31           7.47          6
 """
 
 
-def _run(tmp_path: Path, fail: str = "no step", hang: str = "no step", budget: int = 290):
+def _run(
+    tmp_path: Path,
+    fail: str = "no step",
+    hang: str = "no step",
+    budget: int = 290,
+    stubborn: str = "no step",
+):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     fake = bin_dir / "python"
@@ -53,6 +60,7 @@ def _run(tmp_path: Path, fail: str = "no step", hang: str = "no step", budget: i
         "FAKE_LOG": str(tmp_path / "calls.log"),
         "FAKE_FAIL": fail,
         "FAKE_HANG": hang,
+        "FAKE_STUBBORN": stubborn,
         "GPU_SCRIPT_SECONDS": str(budget),
     }
     started = time.perf_counter()
@@ -96,7 +104,7 @@ def test_all_ok_exits_0(tmp_path: Path) -> None:
 
 
 def test_a_hung_step_is_stopped_within_the_scripts_budget(tmp_path: Path) -> None:
-    budget = 3  # GPU_SCRIPT_SECONDS: the epoch-cost step hangs (60 s) and takes all of it
+    budget = 8  # GPU_SCRIPT_SECONDS: the epoch-cost step hangs (60 s) and takes all of it
     finished, calls, summary, seconds = _run(tmp_path, hang="--epochs 3", budget=budget)
     assert finished.returncode == 1
     assert seconds < budget + 10  # stopped by its limit; the steps after it not started
@@ -106,3 +114,13 @@ def test_a_hung_step_is_stopped_within_the_scripts_budget(tmp_path: Path) -> Non
     for name in STEPS[3:]:
         assert f"  {name}: FAILED (not run: the script's {budget} s were spent)" in summary
     assert "  cuda, batch_networks on: none (the run failed)" in summary
+
+
+def test_a_step_that_ignores_sigterm_still_ends_within_the_scripts_budget(tmp_path: Path) -> None:
+    """A step that ignores SIGTERM is killed 5 s after its limit: that grace is inside the
+    script's budget, so a device call sized to the budget gets its results back."""
+    budget = 8
+    finished, calls, summary, seconds = _run(tmp_path, stubborn="--epochs 3", budget=budget)
+    assert finished.returncode == 1
+    assert seconds < budget + 1.5, seconds
+    assert "  epoch_costs: FAILED (exit 137: timed out after" in summary
