@@ -149,7 +149,7 @@ def resolve_name(name: str) -> str:
     table = catalog()
     if name in table.index:
         return name
-    by_thesis = {t: n for n, t in zip(table["name"], table["thesis_name"], strict=True) if t}
+    by_thesis = _by_thesis_name()
     if name in by_thesis:
         return by_thesis[name]
     source = source_of(name)
@@ -159,6 +159,13 @@ def resolve_name(name: str) -> str:
     raise DatasetError(
         unknown_choice_message("dataset", name, list(table.index), "python -m hpo.data list")
     )
+
+
+@lru_cache(maxsize=1)
+def _by_thesis_name() -> dict[str, str]:
+    """{the thesis's spelling: the catalog name} of the datasets the thesis names otherwise."""
+    table = catalog()
+    return {t: n for n, t in zip(table["name"], table["thesis_name"], strict=True) if t}
 
 
 def is_data_file(name: str) -> bool:
