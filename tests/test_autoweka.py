@@ -1,8 +1,8 @@
-"""Seed 004 through the one pipeline (experiments/autoweka.py, conf/optimizer/aw_*.yaml): a method
-runs by name through ``run.py`` and its results file carries the provenance and config hash of
-every run, so another budget, budget kind, setting, limit or learner list is a new run; bad input
-is one line, exit code 2, nothing written; the old command names the new one. And the report's
-bootstrap, Welch tests and seed tables (analysis/autoweka)."""
+"""Seed 004 through the one pipeline (experiments/run/instances.py, experiments/autoweka.py,
+conf/optimizer/aw_*.yaml): a method runs by name through ``run.py`` and its results file carries
+the provenance and config hash of every run, so another budget, budget kind, setting, limit or
+learner list is a new run; bad input is one line, exit code 2, nothing written; the old command
+names the new one. And the report's bootstrap, Welch tests and seed tables (analysis/autoweka)."""
 
 from __future__ import annotations
 
@@ -184,12 +184,12 @@ def test_a_run_over_instances_starts_no_evaluation_once_its_time_budget_is_spent
     """Auto-WEKA's budget is time (Thornton 2014, §4): the loop ends within one evaluation of
     ``time_budget`` seconds, not at the (here unreachable) number of evaluations. The loop's
     clock is a fake one that only the evaluations move (1/8 s each), so no test waits."""
-    from experiments import autoweka
+    from experiments.run import instances
 
     now = [0.0]
-    monkeypatch.setattr(autoweka, "Clock", _fake_clock(lambda: now[0]))
+    monkeypatch.setattr(instances, "Clock", _fake_clock(lambda: now[0]))
     optimizer = _CountingOptimizer(keeps_none=True)
-    run = autoweka.run_cash(
+    run = instances.run_cash(
         optimizer, _stub_objective(now, 0.125), 10**6, time_budget=1.0, time_kind="wall"
     )
     assert len(run.trace) == 8 and run.wall_seconds == 1.0
@@ -198,7 +198,7 @@ def test_a_run_over_instances_starts_no_evaluation_once_its_time_budget_is_spent
 def test_the_trajectory_stamps_each_incumbent_with_the_evaluation_that_made_it():
     """A trajectory point's ``evaluation`` counts the evaluations done when the incumbent changed
     (1-based): here every evaluation's configuration becomes the incumbent at once."""
-    from experiments.autoweka import run_cash
+    from experiments.run.instances import run_cash
 
     run = run_cash(_CountingOptimizer(), _stub_objective(), 5, diagnostic=False)
     assert [point["evaluation"] for point in run.trajectory] == [1, 2, 3, 4, 5]
@@ -209,7 +209,7 @@ def test_the_trajectory_stamps_each_incumbent_with_the_evaluation_that_made_it()
 def test_the_diagnostic_correlation_needs_three_trajectory_points():
     """Thornton 2014 §4.2.3's Spearman correlation of the trajectory's estimates and diagnostic
     errors: NaN with fewer than 3 points (two points always correlate perfectly)."""
-    from experiments.autoweka import run_cash
+    from experiments.run.instances import run_cash
 
     objective = _stub_objective()
     objective.estimate = lambda config: 1.0 / config["K"]
@@ -391,8 +391,8 @@ def test_a_regression_fit_predicting_nan_is_a_failed_fold_and_smac_goes_on(monke
     a failing fold, and SMAC, told that loss, keeps running (it was told NaN and crashed)."""
     import dataclasses
 
-    from experiments.autoweka import run_cash
     from experiments.configuration.spaces import load_cash_library
+    from experiments.run.instances import run_cash
     from hpo.cash.space import build_cash_space
     from hpo.data.catalog import load_dataset
     from hpo.evaluation.evaluator import Evaluator
@@ -462,7 +462,7 @@ def test_optimiser_time_sums_setup_only_where_every_run_measured_it():
 def test_smac_long_multiplies_the_time_budget_too(monkeypatch, optimizer: str, seconds: float):
     """SMAC-Long (the seed's §4.4) has four times the run's budgets, in seconds as in
     evaluations: the instance loop is handed ``time_budget`` × ``budget_factor``."""
-    from experiments import autoweka
+    from experiments.run import instances
 
     handed = {}
 
@@ -473,10 +473,10 @@ def test_smac_long_multiplies_the_time_budget_too(monkeypatch, optimizer: str, s
         handed.update(evaluations=evaluations, time_budget=time_budget)
         raise Handed  # enough: the loop itself is tested on its own
 
-    monkeypatch.setattr(autoweka, "run_cash", record)
+    monkeypatch.setattr(instances, "run_cash", record)
     spec = compose_run([f"optimizer={optimizer}", *TINY, "time_budget=5", "budget=10"])
     with pytest.raises(Handed):
-        autoweka.run_on_instances(spec)
+        instances.run_on_instances(spec)
     assert handed == {"evaluations": 10 * seconds / 5, "time_budget": seconds}
 
 
@@ -484,7 +484,7 @@ def test_describe_choice_names_the_learner_its_bases_and_feature_selection():
     """What the outcome rows record of a CASH configuration (the report's selection tables read
     it): nothing without one; a meta-method's base; an ensemble's members joined in slot order;
     the feature search and its evaluator."""
-    from experiments.autoweka import describe_choice
+    from experiments.run.instances import describe_choice
 
     assert describe_choice(None) == {"learner": "", "base": "", "fs_search": "", "fs_eval": ""}
     meta = {"learner": "bagging", "meta_base": "j48", "fs_search": "best_first",
@@ -500,17 +500,17 @@ def test_the_results_frames_keep_every_column_under_its_name_and_type(monkeypatc
     """The trace and outcome frames are what the report reads back: the trace numbers the
     evaluations from 1 and keeps each one's CPU seconds; the outcome rows have exactly
     ``OUTCOME_COLUMNS`` with their dtypes, the final row the run's own CPU seconds."""
-    from experiments import autoweka
+    from experiments.run import instances
 
     ticks = iter(np.arange(0.0, 100.0, 0.25))
-    monkeypatch.setattr(autoweka, "Clock", _fake_clock(lambda: next(ticks)))
-    run = autoweka.run_cash(_CountingOptimizer(), _stub_objective(), 3, diagnostic=False)
-    trace = autoweka.trace_frame(run)
+    monkeypatch.setattr(instances, "Clock", _fake_clock(lambda: next(ticks)))
+    run = instances.run_cash(_CountingOptimizer(), _stub_objective(), 3, diagnostic=False)
+    trace = instances.trace_frame(run)
     assert trace["iteration"].tolist() == [1, 2, 3]
     assert trace["cpu_seconds"].tolist() == [row["cpu"] for row in run.trace]
     assert trace["cpu_seconds"].notna().all()
     spec = compose_run(["optimizer=aw_smac", *TINY])
-    outcomes = autoweka.outcomes_frame(spec, run, [])
-    assert outcomes.dtypes.astype(str).to_dict() == autoweka.OUTCOME_COLUMNS
+    outcomes = instances.outcomes_frame(spec, run, [])
+    assert outcomes.dtypes.astype(str).to_dict() == instances.OUTCOME_COLUMNS
     final = outcomes[outcomes["rule"] == "final"]
     assert final["cpu_seconds"].tolist() == [run.cpu_seconds]

@@ -56,13 +56,13 @@ def test_a_taken_name_is_refused_and_a_decorator_registers() -> None:
 
 def test_every_plug_in_point_is_a_registry() -> None:
     from analysis.plugins import REGISTRY
-    from experiments.run.stages import POST_RUN_STAGES
     from hpo.data.sources import SOURCES
     from hpo.evaluation.objective import OBJECTIVES
     from hpo.gp.kernels import KERNELS
     from hpo.learners.registry import LEARNERS
     from hpo.optimizers import CLASSES
     from hpo.rules.registry import RULE_BUILDERS
+    from hpo.stages import POST_RUN_STAGES
 
     points = (CLASSES, KERNELS, RULE_BUILDERS, OBJECTIVES, POST_RUN_STAGES, LEARNERS, SOURCES,
               REGISTRY)  # fmt: skip

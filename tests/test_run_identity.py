@@ -15,10 +15,10 @@ from experiments.configuration.compose import compose_run
 from experiments.configuration.spaces import space_config
 from experiments.configuration.spec import RunSpec
 from experiments.run.results import config_hash
-from experiments.run.stages import POST_RUN_STAGES
 from hpo.evaluation.objective import OBJECTIVES
 from hpo.optimizers import CLASSES
 from hpo.optimizers.instances import CashOptimizer
+from hpo.stages import POST_RUN_STAGES
 
 pytestmark = pytest.mark.reference
 PINNED = {

@@ -10,7 +10,12 @@ from typing import Any
 import numpy as np
 from omegaconf import OmegaConf
 
-from experiments.configuration.spaces import plain_space, unread_parameters
+from experiments.configuration.spaces import (
+    plain_space,
+    space_task,
+    spaces_for_task,
+    unread_parameters,
+)
 from experiments.configuration.spec import (
     BATCH_NETWORKS_SIZE,
     POST_HOC_DEFAULTS,
@@ -145,8 +150,6 @@ def _space(declaration: Mapping[str, Any]) -> dict[str, Any]:
 
 def check_task(space: Mapping[str, Any], dataset: str) -> None:
     """A space for another task than the dataset's is one line naming the spaces that fit."""
-    from experiments.configuration.spaces import spaces_for_task
-    from experiments.run.runner import space_task
 
     try:
         learners_task = space_task(plain_space(space))
@@ -326,7 +329,7 @@ def _objective(settings: Any, space: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _stages(settings: Any) -> dict[str, dict[str, Any]]:
-    """The run's post-run stages (:mod:`experiments.run.stages`): seed 003's model selection when a
+    """The run's post-run stages (:mod:`hpo.stages`): seed 003's model selection when a
     method config sets ``optimizer.model_selection`` (§3.5), checked (α outside (0, 1), k < 1,
     bad importances: one line)."""
     from hpo.significance.stage import SelectionSettings

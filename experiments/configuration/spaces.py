@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from hpo.cash.space import MAX_ENSEMBLE, CashSpace, ComponentLibrary, build_cash_space
-from hpo.learners.registry import PREFIX_SEPARATOR
+from hpo.learners.registry import PREFIX_SEPARATOR, learner_task
 from hpo.space.prior_files import prior_space_from_config
 from hpo.space.priors import PriorSpace
 from hpo.space.search_space import Space, SpaceError
@@ -223,3 +223,11 @@ def _owners(space: Space, parameter: Any, by_name: Mapping[str, Any]) -> list[tu
         )
         for learner in learners
     ]
+
+
+def space_task(space: Space) -> str:
+    """The task the learners of ``space`` solve (``ValueError`` when they mix tasks)."""
+    tasks = sorted({learner_task(learner) for learner in space.learners})
+    if len(tasks) != 1:
+        raise ValueError(f"space {space.name!r} mixes {' and '.join(tasks)} learners")
+    return tasks[0]

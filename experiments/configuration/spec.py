@@ -32,7 +32,6 @@ from typing import Any, ClassVar
 
 from experiments.configuration.outside_code import outside_code
 from experiments.configuration.spaces import is_cash, parsed, space_config
-from experiments.run.stages import check_stages
 from hpo.data.catalog import (
     dataset_fingerprint,
     is_data_file,
@@ -48,6 +47,7 @@ from hpo.learners import FitGuard, check_learner_parameters, learner_parameters
 from hpo.rules.registry import RULE_BUILDERS
 from hpo.space.priors import PriorSpace
 from hpo.space.search_space import Space
+from hpo.stages import check_stages
 
 # batch_size's default: how many random-search proposals are asked ahead and trained together
 # (16 networks of one width: the CPU's best measured ratio, docs/surrogates-hyperband.md)
@@ -192,7 +192,7 @@ class Method(Part):
     or an outside class's dotted path; ``settings`` its keyword arguments. ``rules`` maps each
     label the run reports (e.g. ``gp-r`` and ``gp-pm-r``) to its selection rule; ``pm_domain``,
     ``vote_ties`` and ``post_hoc`` are the rules' settings; ``stages`` the post-run stages run on
-    the finished trace (``{<experiments.run.stages.POST_RUN_STAGES name>: settings}``)."""
+    the finished trace (``{<hpo.stages.POST_RUN_STAGES name>: settings}``)."""
 
     optimizer: str
     rules: Mapping[str, str]

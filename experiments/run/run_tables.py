@@ -27,7 +27,7 @@ from runfiles.schema import PREDICTION_COLUMNS, PREDICTION_KINDS, PROBABILITY_PR
 class RunResult:
     """A finished run's tables: one row per evaluation, one per (method, iteration) outcome, and
     (when the run keeps them) the predictions, one row per (model, split, fold, example); and the
-    rows of its post-run stages, by row type (:mod:`experiments.run.stages`)."""
+    rows of its post-run stages, by row type (:mod:`hpo.stages`)."""
 
     trace: pd.DataFrame
     outcomes: pd.DataFrame

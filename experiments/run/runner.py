@@ -20,8 +20,9 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from experiments.autoweka import run_on_instances
+from experiments.configuration.spaces import space_task
 from experiments.configuration.spec import RunSpec
+from experiments.run.instances import run_on_instances
 from experiments.run.run_tables import (
     Evaluation,
     RunResult,
@@ -29,7 +30,6 @@ from experiments.run.run_tables import (
     predictions_frame,
     trace_table,
 )
-from experiments.run.stages import FinishedLoop, run_stages
 from experiments.run.trial_loop import Progress, run_trials
 from hpo import seeding
 from hpo.data.catalog import Dataset, load_dataset
@@ -40,7 +40,6 @@ from hpo.evaluation.objective import make_objective
 from hpo.learners import (
     check_learner_settings,
     learner_resources,
-    learner_task,
 )
 from hpo.learners.network_settings import resolve_device
 from hpo.optimizers import (
@@ -57,6 +56,7 @@ from hpo.rules.final_selection import SelectionRule
 from hpo.rules.registry import make_rule
 from hpo.space.priors import PriorSpace
 from hpo.space.search_space import Space
+from hpo.stages import FinishedLoop, run_stages
 
 
 @dataclass(frozen=True)
@@ -119,8 +119,8 @@ def run(
     """Run ``spec`` through the one trial loop (:mod:`experiments.run.trial_loop`): its proposals
     scored on their folds (:func:`run_on_folds`), or, for an optimizer that races
     configurations over instances (seed 004's), each on the instance it names
-    (:func:`experiments.autoweka.run_on_instances`). ``progress`` (e.g. a progress bar) hears of
-    every evaluation; it cannot change the results. A ``journal`` (proposals on folds only,
+    (:func:`experiments.run.instances.run_on_instances`). ``progress`` (e.g. a progress bar)
+    hears of every evaluation; it cannot change the results. A ``journal`` (proposals on folds only,
     :func:`experiments.run.journal.check_journaled`) records the evaluations and resumes from
     those it holds."""
     if optimizer_class(spec.method.optimizer).races_instances:
@@ -233,14 +233,6 @@ def _set_up(spec: RunSpec, data: Dataset) -> _Setup:
     )
     evaluator.splits.check_sizes(data.name)
     return _Setup(data, prior_space, optimizer, rules, evaluator, reads_predictions)
-
-
-def space_task(space: Space) -> str:
-    """The task the learners of ``space`` solve (``ValueError`` when they mix tasks)."""
-    tasks = sorted({learner_task(learner) for learner in space.learners})
-    if len(tasks) != 1:
-        raise ValueError(f"space {space.name!r} mixes {' and '.join(tasks)} learners")
-    return tasks[0]
 
 
 def check_task(space: Space, task: str, dataset: str) -> None:

@@ -5,7 +5,7 @@ optimizer has nothing left to ask (``StopIteration``, a finished grid).
 
 What a trial is evaluated on is the :class:`Trials` the run hands it: a proposal's folds of its
 batch's split (:class:`experiments.run.runner.FoldTrials`, every study but Thornton 2014's) or one
-instance a racing optimizer asked for (:class:`experiments.autoweka.InstanceTrials`). The loop
+instance a racing optimizer asked for (:class:`experiments.run.instances.InstanceTrials`). The loop
 times the optimizer's share of each trial (asking and telling) and nothing else.
 """
 

@@ -79,7 +79,7 @@ class Optimizer(ABC):
     reports_at_batch_ends: bool = False  # incumbents only at the end of each batch (generation)
     # True for an optimizer that races configurations over instances (seed 004's
     # hpo.optimizers.instances.CashOptimizer): each proposal names the one instance it is
-    # evaluated on (experiments.autoweka.InstanceTrials); else every proposal is scored on its
+    # evaluated on (experiments.run.instances.InstanceTrials); else every proposal is scored on its
     # batch's folds (experiments.run.runner.FoldTrials). One trial loop runs both.
     races_instances: bool = False
     # False for a method whose proposals do not depend on its rng (Ex-Def: every learner at its

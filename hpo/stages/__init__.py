@@ -5,7 +5,9 @@ validation loss, and the evaluator that scored them) and returns rows of its own
 (:class:`StageRows`), which the results file keeps under the stage's ``row_type``, and numbers
 for the run's provenance. A run names its stages as ``{<name>: settings}`` (``RunSpec.stages``);
 each name is an entry of :data:`POST_RUN_STAGES`, so a new stage is one function and one entry
-here, and neither the run description nor the runner changes.
+here, and neither the run description nor the runner changes. The library defines them, as it
+defines the selection rules and the objectives: the run description checks a stage's settings
+and the runner runs it.
 
 One stage is defined: ``model_selection``, seed 003's statistical model selection (Bermúdez-Chacón
 2014 §3.3–3.5, :mod:`hpo.significance.stage`), whose rows are the models that reached the root,
