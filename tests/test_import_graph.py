@@ -190,12 +190,38 @@ LAYERS: dict[str, set[str]] = {
 }
 
 
+# experiments/ by concept, bottom up (docs/architecture.md): what a run is, one run, the tasks as
+# objectives and Auto-WEKA's additions, SLURM's sizing, sweeps of runs, and the commands on top.
+_BELOW_SWEEPS = {"experiments.configuration", "experiments.run", "experiments.cluster"}
+EXPERIMENT_LAYERS: dict[str, set[str]] = {
+    "experiments.configuration": set(),
+    "experiments.run": {"experiments.configuration"},
+    "experiments.objectives": {"experiments.configuration"},
+    "experiments.carps_tasks": {"experiments.configuration", "experiments.objectives"},
+    "experiments.autoweka": {"experiments.configuration"},
+    "experiments.cluster": {"experiments.configuration"},
+    "experiments.sweep": _BELOW_SWEEPS,
+    **{
+        f"experiments.{command}": {*_BELOW_SWEEPS, "experiments.sweep"}
+        for command in ("demo", "reproduce", "figures_chapter2")
+    },
+}
+
+
+def layer_of(name: str, layers: dict[str, set[str]]) -> str | None:
+    """The layer (a package or module, dotted) that module ``name`` belongs to, if any."""
+    found = [layer for layer in layers if name == layer or name.startswith(layer + ".")]
+    return max(found, key=len) if found else None
+
+
 def upward_imports(root: Path, layers: dict[str, set[str]]) -> list[tuple[str, str]]:
-    """(module, imported package) for every import of a layer's module that names a package of
+    """(module, imported layer) for every import of a layer's module that names a layer of
     ``layers`` it may not import (any import statement, at any depth, lazy or type-only)."""
     found = []
-    for package, allowed in layers.items():
-        for path in sorted((root / package).rglob("*.py")):
+    for layer, allowed in layers.items():
+        base = root / layer.replace(".", "/")
+        paths = sorted(base.rglob("*.py")) if base.is_dir() else [base.with_suffix(".py")]
+        for path in (p for p in paths if p.exists()):
             module = module_name(path, root)
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.Import):
@@ -205,9 +231,9 @@ def upward_imports(root: Path, layers: dict[str, set[str]]) -> list[tuple[str, s
                 else:
                     continue
                 for name in names:
-                    top = name.split(".")[0]
-                    if top in layers and top != package and top not in allowed:
-                        found.append((module, top))
+                    target = layer_of(name, layers)
+                    if target not in (None, layer) and target not in allowed:
+                        found.append((module, target))
     return found
 
 
@@ -232,3 +258,27 @@ def test_a_planted_upward_import_is_found(tmp_path: Path) -> None:
     (tmp_path / "runfiles").mkdir()
     (tmp_path / "runfiles/d.py").write_text("from analysis.b import X\n")  # files below analysis
     assert ("runfiles.d", "analysis") in upward_imports(tmp_path, LAYERS)
+
+
+def test_experiments_concepts_import_only_the_concepts_below_them() -> None:
+    assert upward_imports(REPO, EXPERIMENT_LAYERS) == []
+
+
+def test_a_planted_upward_import_inside_experiments_is_found(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "experiments/__init__.py": "",
+            "experiments/configuration/__init__.py": "",
+            "experiments/configuration/spec.py": "X = 1\n",
+            "experiments/run/__init__.py": "",
+            "experiments/run/runner.py": "from experiments.configuration.spec import X\n",
+        },
+    )
+    assert upward_imports(tmp_path, EXPERIMENT_LAYERS) == []
+    (tmp_path / "experiments/configuration/config.py").write_text(
+        "def f():\n    from experiments.run.runner import X\n"
+    )
+    assert upward_imports(tmp_path, EXPERIMENT_LAYERS) == [
+        ("experiments.configuration.config", "experiments.run")
+    ]
