@@ -273,12 +273,8 @@ class _Proposals:
     def __init__(
         self, spec: RunSpec, optimizer: Optimizer, prior_space: PriorSpace, evaluator: Evaluator
     ) -> None:
-        self.spec, self.optimizer, self.prior_space, self.evaluator = (
-            spec,
-            optimizer,
-            prior_space,
-            evaluator,
-        )
+        self.spec, self.optimizer = spec, optimizer
+        self.prior_space, self.evaluator = prior_space, evaluator
         self.batches = _batches_networks(spec, optimizer, evaluator)
         self.pending: list[Proposal] = []  # proposals asked ahead
 
@@ -336,13 +332,8 @@ class FoldTrials:
         journal: EvaluationLog | None = None,
     ) -> None:
         self.loop_started = time.perf_counter()
-        self.spec, self.optimizer, self.prior_space, self.evaluator = (
-            spec,
-            optimizer,
-            prior_space,
-            evaluator,
-        )
-        self.rules, self.journal = rules, journal
+        self.spec, self.optimizer, self.rules, self.journal = spec, optimizer, rules, journal
+        self.prior_space, self.evaluator = prior_space, evaluator
         self.proposals = _Proposals(spec, optimizer, prior_space, evaluator)
         self.evaluations: list[Evaluation] = []
 
