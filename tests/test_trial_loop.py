@@ -80,3 +80,30 @@ def test_no_trial_starts_once_the_seconds_are_spent(trials) -> None:
     trials.seconds = 0.3  # the fourth trial starts at 0.9 s and ends past the budget
     assert run_trials(trials, 100, 1.0, trials.clock) == "budget"
     assert len(trials.recorded) == 4 and trials.clock.now == pytest.approx(1.2)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "data", "message"),
+    [
+        (["optimizer=rs", "dataset=sklearn-iris"], "sklearn-diabetes",
+         "space 'svm_rbf' is a classification space and dataset 'sklearn-diabetes' a regression "
+         "dataset; a regression dataset needs a regression space"),
+        (["optimizer=aw_random", "dataset=sklearn-diabetes", "space=autoweka_regression"],
+         "sklearn-iris",
+         "space 'autoweka_regression' is a regression space and dataset 'sklearn-iris' a "
+         "classification dataset; a classification dataset needs a classification space"),
+    ],
+)  # fmt: skip
+def test_both_kinds_of_trials_refuse_data_of_another_task_in_the_same_line(
+    overrides: list[str], data: str, message: str
+) -> None:
+    """Data handed to a run directly (composition refuses the mismatch earlier): the trials on
+    folds and the trials over instances give the one check's line."""
+    from experiments.configuration.compose import compose_run
+    from experiments.run.runner import run
+    from hpo.data.catalog import load_dataset
+
+    spec = compose_run([*overrides, "budget=2"])
+    with pytest.raises(ValueError) as refused:
+        run(spec, load_dataset(data))
+    assert str(refused.value) == message

@@ -231,3 +231,14 @@ def space_task(space: Space) -> str:
     if len(tasks) != 1:
         raise ValueError(f"space {space.name!r} mixes {' and '.join(tasks)} learners")
     return tasks[0]
+
+
+def check_space_task(space: Space, task: str, dataset: str) -> None:
+    """Refuse, in one line, a space whose learners solve another task than ``dataset``'s (the
+    run's own check; a composed configuration is refused earlier, naming the spaces that fit)."""
+    learners_task = space_task(space)
+    if learners_task != task:
+        raise ValueError(
+            f"space {space.name!r} is a {learners_task} space and dataset {dataset!r} a {task} "
+            f"dataset; a {task} dataset needs a {task} space"
+        )

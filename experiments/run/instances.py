@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from experiments.configuration.spaces import cash_space
+from experiments.configuration.spaces import cash_space, check_space_task
 from experiments.configuration.spec import RunSpec
 from experiments.run.run_tables import RunResult
 from experiments.run.trial_loop import Progress, run_trials
@@ -181,11 +181,7 @@ def run_on_instances(
     multiplies the budgets in evaluations and seconds."""
     data = data if data is not None else load_dataset(spec.task.dataset, data_dir)
     cash = cash_space(spec.task.space)
-    if cash.task != data.task:
-        raise ValueError(
-            f"space {spec.task.space_name!r} is a {cash.task} space and dataset {data.name!r} a "
-            f"{data.task} dataset; a {data.task} dataset needs a {data.task} space"
-        )
+    check_space_task(cash.space, data.task, data.name)
     settings = dict(spec.method.settings)
     factor = float(settings.get("budget_factor", 1.0))
     evaluations = max(1, int(spec.budget.evaluations * factor))

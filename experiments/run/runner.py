@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from experiments.configuration.spaces import space_task
+from experiments.configuration.spaces import check_space_task
 from experiments.configuration.spec import RunSpec
 from experiments.run.instances import run_on_instances
 from experiments.run.run_tables import (
@@ -193,7 +193,7 @@ def _set_up(spec: RunSpec, data: Dataset) -> _Setup:
     train by: one line each, before any work)."""
     prior_space = spec.task.prior_space
     space = prior_space.space
-    check_task(space, data.task, data.name)
+    check_space_task(space, data.task, data.name)
     for learner in space.learners:
         check_learner_settings(learner, space.learner_settings)
     rng = seeding.rng(
@@ -233,16 +233,6 @@ def _set_up(spec: RunSpec, data: Dataset) -> _Setup:
     )
     evaluator.splits.check_sizes(data.name)
     return _Setup(data, prior_space, optimizer, rules, evaluator, reads_predictions)
-
-
-def check_task(space: Space, task: str, dataset: str) -> None:
-    """Refuse, in one line, a space whose learners solve another task than ``dataset``'s."""
-    learners_task = space_task(space)
-    if learners_task != task:
-        raise ValueError(
-            f"space {space.name!r} is a {learners_task} space and dataset {dataset!r} a {task} "
-            f"dataset; a {task} dataset needs a {task} space"
-        )
 
 
 def check_resource(space: Space, kind: str, optimizer: str) -> None:
