@@ -182,7 +182,7 @@ def run_on_instances(
     data = data if data is not None else load_dataset(spec.task.dataset, data_dir)
     cash = cash_space(spec.task.space)
     check_space_task(cash.space, data.task, data.name)
-    settings = dict(spec.method.settings)
+    settings = spec.method.settings
     factor = float(settings.get("budget_factor", 1.0))
     evaluations = max(1, int(spec.budget.evaluations * factor))
     kind = str(settings.get("instances", "cv"))
@@ -231,8 +231,9 @@ def _started(
         "autoweka",
         paper_method_name(spec.method.name),
     )
-    settings = dict(spec.method.settings)
-    optimizer = make_optimizer(spec.method.optimizer, cash.space, evaluations, rng, **settings)
+    optimizer = make_optimizer(
+        spec.method.optimizer, cash.space, evaluations, rng, **dict(spec.method.settings)
+    )
     assert isinstance(optimizer, CashOptimizer)
     optimizer.start(cash, n_instances)
     return optimizer

@@ -21,7 +21,6 @@ from hpo.optimizers import Proposal
 Result = TypeVar("Result")
 # Called after every trial with (its number, the loss told).
 Progress = Callable[[int, float], None]
-STOPPED_BY = ("budget", "finished")  # evaluations or seconds spent; the optimizer had no more
 
 
 class Trials(Protocol[Result]):
@@ -51,7 +50,8 @@ def run_trials(
 ) -> str:
     """Run at most ``evaluations`` trials, starting none once ``seconds`` of ``clock`` have
     passed; ``progress`` hears of every trial (it cannot change the results). Why the loop
-    stopped: ``budget`` or ``finished`` (:data:`STOPPED_BY`)."""
+    stopped: ``budget`` (evaluations or seconds spent) or ``finished`` (the optimizer had no
+    more to ask)."""
     for iteration in range(1, evaluations + 1):
         if seconds is not None and clock.spent() >= seconds:
             break

@@ -5,8 +5,8 @@ meta-methods, ensembles and feature selection, built from the component library 
 The study's other parts live with their concepts: its method families in :mod:`hpo.optimizers`
 (``instances``, the base of optimizers that race over instances; ``cash_baselines``,
 ``smac_instances``, ``cash_tpe``, ``irace``), the instance-wise objective in
-:mod:`hpo.evaluation.instances`, and a run's trials over instances in ``experiments/autoweka.py``
-(through the one trial loop, ``experiments/run/trial_loop.py``).
+:mod:`hpo.evaluation.instances`, and a run's trials over instances in
+``experiments/run/instances.py`` (through the one trial loop, ``experiments/run/trial_loop.py``).
 """
 
 METHOD_PREFIX = "aw_"  # conf/optimizer/aw_<the paper's method name>.yaml

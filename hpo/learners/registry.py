@@ -135,13 +135,15 @@ def learner_resources(name: str) -> tuple[str, ...]:
 def learner_gram_parameter(name: str) -> str | None:
     """The configuration parameter of learner ``name``'s RBF width when it fits on a
     precomputed kernel (``register_learner(gram_parameter=…)``), else None."""
-    return learner(name).gram_parameter if name in LEARNERS else None
+    entry = LEARNERS.get(name, None)  # an unregistered name offers no speed-up
+    return None if entry is None else entry.gram_parameter
 
 
 def learner_batch_trainer(name: str) -> Callable[..., Any] | None:
     """The function that trains several of learner ``name``'s estimators as one batched model
     (``register_learner(batch_trainer=…)``, imported on first use), else None."""
-    path = learner(name).batch_trainer if name in LEARNERS else None
+    entry = LEARNERS.get(name, None)
+    path = None if entry is None else entry.batch_trainer
     return None if path is None else import_attribute(path)
 
 

@@ -33,8 +33,9 @@ class CashOptimizer(Optimizer):
     """Ask/tell over (configuration, instance) proposals on a :class:`~hpo.cash.space.CashSpace`.
 
     Settings every seed-004 method has: ``instances`` (``cv``, ``multilevel`` or ``rrsv``,
-    :mod:`hpo.evaluation.instances`) and ``budget_factor`` (checked here; the run of its trials,
-    :mod:`experiments.autoweka`, multiplies the run's budgets by it; SMAC-Long runs 4 x, §4.4)."""
+    :mod:`hpo.evaluation.instances`) and ``budget_factor`` (checked here; the run of its
+    trials, :mod:`experiments.run.instances`, multiplies the run's budgets by it; SMAC-Long runs
+    4 x, §4.4)."""
 
     races_instances = True
 
@@ -53,7 +54,9 @@ class CashOptimizer(Optimizer):
             )
         if not budget_factor > 0:
             raise ValueError(f"budget_factor must be > 0, got {budget_factor}")
-        self.instances = instances  # budget_factor is the run's to apply (experiments.autoweka)
+        self.instances = (
+            instances  # budget_factor is the run's to apply (experiments.run.instances)
+        )
         self.cash: CashSpace | None = None
         self.n_instances = 0
         self._asked = 0
